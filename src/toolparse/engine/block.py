@@ -1,0 +1,159 @@
+"""What the engine asks of a grammar: find blocks, then parse each one.
+
+A *block* is a stretch of markup that a grammar recognises by an opening
+marker (``<tool_call>``, a ```` ```tool_call ```` fence, ...). The engine finds
+openers in the text with the grammar's :class:`~toolparse.engine.markers.MarkerSet`,
+then hands every following character to the grammar's :class:`BlockParser`
+until the block ends. The engine alone keeps the block's raw text, so the
+``raw`` of every call and error is sliced from the input itself: conservation
+holds by construction, whatever a grammar does.
+
+A block parser reports results as :class:`Outcome` objects, each covering the
+raw text up to a position; the engine turns them into :class:`ToolCall` and
+:class:`ToolCallError` events once the block ends.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from toolparse.engine.events import ErrorReason, Event, ToolCall, ToolCallError, ToolCallStart
+from toolparse.engine.markers import MarkerSet
+from toolparse.tools import Tool
+
+
+@dataclass(slots=True)
+class Outcome:
+    """One call or error inside a block.
+
+    ``end`` is the block-relative position where its raw text ends; ``None``
+    means "to the end of the block". ``index``/``id`` are set once the call was
+    announced with a :class:`ToolCallStart`.
+    """
+
+    end: int | None
+    name: str | None = None
+    index: int | None = None
+    id: str | None = None
+    arguments: dict[str, Any] | None = None
+    reason: ErrorReason | None = None  # None for a successful call
+    message: str = ""
+
+    def to_event(self, raw: str, offset: int) -> ToolCall | ToolCallError:
+        if self.reason is None:
+            assert self.index is not None and self.id is not None and self.name is not None
+            assert self.arguments is not None
+            return ToolCall(self.index, self.id, self.name, self.arguments, raw)
+        return ToolCallError(
+            str(self.reason),
+            self.message,
+            raw,
+            offset,
+            self.name,
+            self.index,
+            self.id,
+            self.arguments,
+        )
+
+
+IdFactory = Callable[[int], str]
+
+
+class CallContext:
+    """What block parsers share within one stream: tools, ids, indices, limits."""
+
+    __slots__ = ("_id_factory", "max_depth", "next_index", "tools")
+
+    def __init__(
+        self,
+        tools: tuple[Tool, ...] | None,
+        *,
+        max_depth: int,
+        id_factory: IdFactory | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.tools: dict[str, Tool] | None = (
+            None if tools is None else {tool.name: tool for tool in tools}
+        )
+        self.max_depth = max_depth
+        self.next_index = 0
+        if id_factory is None:
+            if seed is None:
+                id_factory = _random_ids
+            else:
+                rng = random.Random(seed)
+                id_factory = lambda _index: f"call_{rng.getrandbits(96):024x}"  # noqa: E731
+        self._id_factory = id_factory
+
+    def is_known(self, name: str) -> bool:
+        """With no tools declared, any name is accepted."""
+        return self.tools is None or name in self.tools
+
+    def start(self, name: str, out: list[Event]) -> tuple[int, str]:
+        """Give a new call its index and id and announce it."""
+        index = self.next_index
+        self.next_index += 1
+        call_id = self._id_factory(index)
+        out.append(ToolCallStart(index, call_id, name))
+        return index, call_id
+
+
+def _random_ids(_index: int) -> str:
+    return "call_" + secrets.token_hex(12)
+
+
+class BlockParser(ABC):
+    """Parses the inside of one block, character positions only moving forward.
+
+    The engine calls :meth:`feed` with each new piece of input. ``pos`` is the
+    block-relative position of ``text[start]``. When the block is over, the
+    parser sets :attr:`end` to the block-relative position where it ends (it
+    may be before characters already fed: the engine feeds those again as
+    text), or sets :attr:`rejected` when the opener turned out not to start a
+    block at all (then opener and what followed are text).
+    """
+
+    __slots__ = ("end", "outcomes", "rejected")
+
+    closer: str
+    """The marker that properly closes this block (used for end-of-stream recovery)."""
+
+    def __init__(self) -> None:
+        self.end = -1
+        self.rejected = False
+        self.outcomes: list[Outcome] = []
+
+    @property
+    def finished(self) -> bool:
+        return self.end >= 0 or self.rejected
+
+    @abstractmethod
+    def feed(self, text: str, start: int, pos: int, out: list[Event]) -> int:
+        """Consume ``text[start:]``; return the index where consumption stopped."""
+
+    @abstractmethod
+    def close(self, pos: int, out: list[Event]) -> None:
+        """The stream ended at block-relative position ``pos``: finish, setting ``end``."""
+
+    @abstractmethod
+    def overflow(self) -> Outcome:
+        """The block passed the size limit: stop building, only look for its end.
+
+        Returns the outcome for the call in progress (its raw ends here).
+        """
+
+
+class Grammar(ABC):
+    """A wire format: how blocks open, and how to parse one."""
+
+    name: str
+    openers: MarkerSet
+
+    @abstractmethod
+    def new_block(self, opener: str, ctx: CallContext) -> BlockParser:
+        """A parser for the block that ``opener`` (just matched) begins."""

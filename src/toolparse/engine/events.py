@@ -1,0 +1,144 @@
+"""The events a parser emits.
+
+Every input character lands in exactly one event: in a :class:`TextDelta`'s
+``text``, a :class:`ToolCall`'s ``raw`` or a :class:`ToolCallError`'s ``raw``.
+:class:`ToolCallStart` and :class:`ToolCallDelta` announce a call while it is
+still arriving; they carry no input of their own.
+
+Events are frozen, slotted dataclasses: cheap to build on the per-delta path
+and safe to share.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, TypeAlias
+
+
+class ErrorReason(StrEnum):
+    """Why a piece of model output could not become a tool call (a closed set)."""
+
+    MALFORMED_JSON = "malformed_json"
+    """The call's body is not JSON, even after the documented repairs."""
+    INVALID_CALL = "invalid_call"
+    """The body is JSON but not a call: no string ``name``, or arguments that are not an object."""
+    UNFINISHED_CALL = "unfinished_call"
+    """The stream ended inside a call whose body was not complete."""
+    UNKNOWN_TOOL = "unknown_tool"
+    """Tools were declared and the call names none of them."""
+    TOO_LARGE = "too_large"
+    """The call's markup passed ``max_call_chars``."""
+    TOO_DEEP = "too_deep"
+    """The call's JSON nests deeper than ``max_depth``."""
+
+
+def canonical_json(value: Any) -> str:
+    """The one canonical JSON text of a call's arguments.
+
+    Compact separators, non-ASCII kept as is, keys in the order the model wrote
+    them. The ``arguments_delta`` strings of a call concatenate to exactly this.
+    """
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """Visible text, outside any tool-call markup."""
+
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "text", "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStart:
+    """A call has begun and its tool name is known."""
+
+    index: int
+    id: str
+    name: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "tool_call_start", "index": self.index, "id": self.id, "name": self.name}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """The next piece of a call's arguments, as canonical JSON text."""
+
+    index: int
+    id: str
+    arguments_delta: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "tool_call_delta",
+            "index": self.index,
+            "id": self.id,
+            "arguments_delta": self.arguments_delta,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A complete call. ``raw`` is the exact markup it was parsed from."""
+
+    index: int
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    raw: str
+
+    @property
+    def arguments_json(self) -> str:
+        """The arguments as canonical JSON: what the call's deltas concatenate to."""
+        return canonical_json(self.arguments)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "tool_call",
+            "index": self.index,
+            "id": self.id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "raw": self.raw,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallError:
+    """Markup that looked like a call but could not become one.
+
+    ``raw`` is the exact markup, ``offset`` its position in the stream (in
+    characters). When the call had already been announced by a
+    :class:`ToolCallStart`, ``index`` and ``id`` name it: that call ends here.
+    ``arguments`` is set when they were readable (an ``unknown_tool`` call).
+    """
+
+    reason: str
+    message: str
+    raw: str
+    offset: int
+    name: str | None = None
+    index: int | None = None
+    id: str | None = None
+    arguments: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "type": "tool_call_error",
+            "reason": self.reason,
+            "message": self.message,
+            "raw": self.raw,
+            "offset": self.offset,
+            "name": self.name,
+            "index": self.index,
+            "id": self.id,
+            "arguments": self.arguments,
+        }
+
+
+Event: TypeAlias = TextDelta | ToolCallStart | ToolCallDelta | ToolCall | ToolCallError

@@ -1,0 +1,287 @@
+"""The sans-IO streaming engine: ``feed(delta) -> events``, ``close() -> events``.
+
+The engine alternates between two modes:
+
+* **text**: it looks for the grammar's openers with one regex search over the
+  new delta (plus the few characters held back from the previous one), emits
+  everything before a possible opener as :class:`TextDelta` at once, and holds
+  back only the shortest suffix that could still grow into an opener;
+* **block**: every character goes to the grammar's
+  :class:`~toolparse.engine.block.BlockParser`, and the engine keeps the
+  block's raw text. When the block ends, the engine slices that raw text
+  among the block's calls and errors.
+
+Because only the engine cuts the input into events, and every cut is either
+text or a slice of a block's raw, the events always concatenate back to the
+input (invariant 1). Block parsers read each character once and decide only
+on characters, never on where a delta ended (invariants 2 and 3).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from toolparse.engine.block import BlockParser, CallContext, Grammar, IdFactory, Outcome
+from toolparse.engine.events import ErrorReason, Event, TextDelta
+from toolparse.engine.pieces import Pieces
+from toolparse.errors import InvalidOptionError, StreamClosedError
+from toolparse.grammars import get_grammar
+from toolparse.tools import ToolLike, normalize_tools
+
+DEFAULT_MAX_CALL_CHARS: Final = 4 * 1024 * 1024
+DEFAULT_MAX_DEPTH: Final = 64
+
+
+class StreamParser:
+    """Turns a model's output, delta by delta, into text and tool-call events.
+
+    >>> parser = StreamParser("hermes")
+    >>> events = parser.feed('Hi <tool_call>{"name": "f", "arguments": {}}</tool_call>')
+    >>> events += parser.close()
+    >>> [type(e).__name__ for e in events]
+    ['TextDelta', 'ToolCallStart', 'ToolCallDelta', 'ToolCall']
+
+    Options (keyword-only):
+
+    ``tools``
+        Declared tools (:class:`~toolparse.Tool` or OpenAI-style dicts). When
+        given, a call to any other name is an ``unknown_tool`` error.
+    ``errors_as_text``
+        Also emit the raw markup of every :class:`ToolCallError` as text,
+        right after the error. Off by default: broken markup stays out of the
+        visible text.
+    ``max_call_chars``
+        Largest block of call markup kept in memory (default 4 MiB of
+        characters). Past it the call becomes a ``too_large`` error and the
+        rest of its block is passed over in bounded memory.
+    ``max_depth``
+        Deepest JSON nesting inside a call (default 64): past it, ``too_deep``.
+    ``seed`` / ``id_factory``
+        Make call ids deterministic: ids drawn from a seeded generator, or
+        ``id_factory(index)`` for each call.
+    """
+
+    __slots__ = (
+        "_block",
+        "_carry",
+        "_closed",
+        "_ctx",
+        "_errors_as_text",
+        "_grammar",
+        "_held",
+        "_max_call_chars",
+        "_offset",
+        "_raw",
+        "_raw_base",
+        "_recovering",
+    )
+
+    def __init__(
+        self,
+        grammar: str | Grammar = "hermes",
+        tools: list[ToolLike] | tuple[ToolLike, ...] | None = None,
+        *,
+        errors_as_text: bool = False,
+        max_call_chars: int = DEFAULT_MAX_CALL_CHARS,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        seed: int | None = None,
+        id_factory: IdFactory | None = None,
+    ) -> None:
+        self._grammar = grammar if isinstance(grammar, Grammar) else get_grammar(grammar)
+        _check_positive("max_call_chars", max_call_chars)
+        _check_positive("max_depth", max_depth)
+        if id_factory is not None and not callable(id_factory):
+            raise InvalidOptionError("id_factory must be callable: index -> id string")
+        self._ctx = CallContext(
+            normalize_tools(tools), max_depth=max_depth, id_factory=id_factory, seed=seed
+        )
+        self._errors_as_text = bool(errors_as_text)
+        self._max_call_chars = max_call_chars
+        self._held = ""  # text that may be the start of an opener
+        self._carry = ""  # a high surrogate waiting for its low half
+        self._block: BlockParser | None = None
+        self._raw = Pieces()  # the current block's raw text (from _raw_base on)
+        self._raw_base = 0
+        self._offset = 0  # stream position of the first character not yet in an event
+        self._closed = False
+        self._recovering = False
+
+    @property
+    def grammar(self) -> Grammar:
+        return self._grammar
+
+    # -- public -----------------------------------------------------------------
+
+    def feed(self, delta: str) -> list[Event]:
+        """Parse the next piece of model output; return the events it completes."""
+        if self._closed:
+            raise StreamClosedError("feed() called after close(): this parser is finished")
+        if not isinstance(delta, str):
+            raise TypeError(f"feed() takes str, not {type(delta).__name__}")
+        if self._carry:
+            delta = _join_surrogates(self._carry, delta)
+            self._carry = ""
+        if delta and "\ud800" <= delta[-1] <= "\udbff":
+            # a UTF-16 pair split across deltas: wait for the low half
+            self._carry = delta[-1]
+            delta = delta[:-1]
+        out: list[Event] = []
+        if delta:
+            self._run(delta, out)
+        return out
+
+    def close(self) -> list[Event]:
+        """End of the stream: flush held text and finish (or fail) an open call."""
+        if self._closed:
+            raise StreamClosedError("close() called twice: this parser is already closed")
+        self._closed = True
+        out: list[Event] = []
+        if self._carry:
+            self._run(self._carry, out)
+            self._carry = ""
+        while self._block is not None:
+            blk = self._block
+            blk.close(self._raw_base + self._raw.length, out)
+            leftover = self._finish_block(out, at_end=True)
+            if leftover:
+                self._run(leftover, out)
+        if self._held:
+            self._emit_text(self._held, out)
+            self._held = ""
+        return out
+
+    # -- the two modes ------------------------------------------------------------
+
+    def _run(self, text: str, out: list[Event]) -> None:
+        i = 0
+        n = len(text)
+        while i < n:
+            blk = self._block
+            if blk is None:
+                i = self._scan_text(text, i, out)
+                continue
+            j = blk.feed(text, i, self._raw_base + self._raw.length, out)
+            if j > i:
+                self._raw.append(text[i:j])
+            i = j
+            if blk.finished:
+                leftover = self._finish_block(out, at_end=False)
+                if leftover:
+                    text = leftover + text[i:]
+                    i = 0
+                    n = len(text)
+            elif self._raw.length > self._max_call_chars:
+                self._overflow(out)
+
+    def _scan_text(self, text: str, i: int, out: list[Event]) -> int:
+        """Text mode over ``text[i:]``: emit text, start a block at an opener."""
+        openers = self._grammar.openers
+        held = self._held
+        if held:
+            s = held + text[i:]
+            shift = i - len(held)  # text index of s[k] is k + shift
+        else:
+            s = text
+            shift = 0
+        start = i - shift
+        found = openers.find(s, start)
+        if found is None:
+            cut = openers.partial_start(s, start)
+            if cut > start:
+                self._emit_text(s[start:cut], out)
+            self._held = s[cut:]
+            return len(text)
+        at, marker = found
+        if at > start:
+            self._emit_text(s[start:at], out)
+        self._held = ""
+        self._block = self._grammar.new_block(marker, self._ctx)
+        self._raw.append(marker)
+        return at + len(marker) + shift
+
+    # -- block endings ------------------------------------------------------------
+
+    def _finish_block(self, out: list[Event], *, at_end: bool) -> str:
+        """Turn the finished block into events; return raw text to read again."""
+        blk = self._block
+        assert blk is not None
+        raw = self._raw.text()
+        base = self._raw_base
+        end = max(blk.end, base) if blk.end >= 0 else base + len(raw)
+        if at_end and not self._recovering and base == 0 and blk.outcomes:
+            end = self._cut_unfinished(blk, raw, end)
+        if blk.rejected:
+            self._emit_text(raw[: end - base], out)
+        else:
+            self._emit_outcomes(blk.outcomes, raw, base, end, out)
+        self._block = None
+        self._raw.clear()
+        self._raw_base = 0
+        return raw[end - base :]
+
+    def _cut_unfinished(self, blk: BlockParser, raw: str, end: int) -> int:
+        """At the end of the stream, an unfinished call whose markup holds its
+        closer (an unterminated string swallowed it) ends at that closer; what
+        follows is read again, once, as ordinary output."""
+        last = blk.outcomes[-1]
+        if last.reason is not ErrorReason.UNFINISHED_CALL or blk.rejected:
+            return end
+        previous = blk.outcomes[-2].end if len(blk.outcomes) > 1 else None
+        at = raw.find(blk.closer, previous or 1)
+        if at < 0:
+            return end
+        last.reason = ErrorReason.MALFORMED_JSON
+        last.message = f"a value was never closed before {blk.closer}"
+        self._recovering = True
+        return at + len(blk.closer)
+
+    def _emit_outcomes(
+        self, outcomes: list[Outcome], raw: str, base: int, end: int, out: list[Event]
+    ) -> None:
+        pos = base
+        last = len(outcomes) - 1
+        for k, outcome in enumerate(outcomes):
+            stop = end if k == last or outcome.end is None else outcome.end
+            piece = raw[pos - base : stop - base]
+            pos = stop
+            if outcome.reason is ErrorReason.TOO_LARGE and not outcome.message:
+                outcome.message = "the rest of a call that passed max_call_chars"
+            event = outcome.to_event(piece, self._offset)
+            self._offset += len(piece)
+            out.append(event)
+            if self._errors_as_text and outcome.reason is not None and piece:
+                out.append(TextDelta(piece))
+
+    def _overflow(self, out: list[Event]) -> None:
+        """The block passed max_call_chars: flush what it holds as events and
+        keep only looking for its end."""
+        blk = self._block
+        assert blk is not None
+        current = blk.overflow()
+        current.message = (
+            f"the call's markup passed max_call_chars={self._max_call_chars}; "
+            "the rest of it is passed over"
+        )
+        current.end = None
+        raw = self._raw.text()
+        base = self._raw_base
+        self._emit_outcomes([*blk.outcomes, current], raw, base, base + len(raw), out)
+        blk.outcomes.clear()
+        self._raw_base = base + len(raw)
+        self._raw.clear()
+
+    def _emit_text(self, text: str, out: list[Event]) -> None:
+        self._offset += len(text)
+        out.append(TextDelta(text))
+
+
+def _check_positive(name: str, value: object) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise InvalidOptionError(f"{name} must be a positive integer, not {value!r}")
+
+
+def _join_surrogates(high: str, delta: str) -> str:
+    if delta and "\udc00" <= delta[0] <= "\udfff":
+        pair = (high + delta[0]).encode("utf-16", "surrogatepass").decode("utf-16")
+        return pair + delta[1:]
+    return high + delta

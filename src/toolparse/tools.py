@@ -1,0 +1,107 @@
+"""Tool definitions, from :class:`Tool` objects or OpenAI-style dicts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolparse.errors import InvalidToolError
+
+_NAME = re.compile(r"[A-Za-z0-9_.:\-]{1,128}")
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A tool the model may call.
+
+    ``parameters`` is the JSON Schema of the call's arguments (an object schema).
+    """
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(
+        default_factory=lambda: {"type": "object", "properties": {}}
+    )
+
+    def __post_init__(self) -> None:
+        _check_tool(self.name, self.description, self.parameters)
+
+    def to_openai(self) -> dict[str, Any]:
+        """This tool as an OpenAI Chat Completions ``tools`` entry."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+
+ToolLike = Tool | Mapping[str, Any]
+
+
+def _check_tool(name: object, description: object, parameters: object) -> None:
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise InvalidToolError(
+            f"tool name {name!r} is not valid: use 1 to 128 letters, digits, '_', '.', ':' or '-'"
+        )
+    if not isinstance(description, str):
+        raise InvalidToolError(f"tool {name!r}: description must be a string")
+    if not isinstance(parameters, Mapping):
+        raise InvalidToolError(f"tool {name!r}: parameters must be a JSON Schema object (a dict)")
+    kind = parameters.get("type", "object")
+    if kind != "object":
+        raise InvalidToolError(
+            f"tool {name!r}: parameters must describe an object (type 'object'), not {kind!r}"
+        )
+    properties = parameters.get("properties", {})
+    if not isinstance(properties, Mapping):
+        raise InvalidToolError(f"tool {name!r}: 'properties' must be an object")
+    required = parameters.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise InvalidToolError(f"tool {name!r}: 'required' must be a list of property names")
+
+
+def to_tool(spec: ToolLike) -> Tool:
+    """Accept a :class:`Tool`, an OpenAI-style ``{"type": "function", "function": {...}}``
+    dict, or a plain ``{"name", "description", "parameters"}`` dict."""
+    if isinstance(spec, Tool):
+        return spec
+    if not isinstance(spec, Mapping):
+        raise InvalidToolError(f"a tool must be a Tool or a dict, not {type(spec).__name__}")
+    body: Mapping[str, Any] = spec
+    if "function" in spec:
+        if spec.get("type", "function") != "function":
+            raise InvalidToolError(f"tool of type {spec.get('type')!r} is not a function tool")
+        inner = spec["function"]
+        if not isinstance(inner, Mapping):
+            raise InvalidToolError("'function' must be an object with name and parameters")
+        body = inner
+    if "name" not in body:
+        raise InvalidToolError(f"tool definition has no 'name': {dict(body)!r}")
+    parameters = body.get("parameters", body.get("input_schema", body.get("schema")))
+    if parameters is None:
+        parameters = {"type": "object", "properties": {}}
+    description = body.get("description") or ""
+    return Tool(name=body["name"], description=description, parameters=dict(parameters))
+
+
+def normalize_tools(tools: Iterable[ToolLike] | None) -> tuple[Tool, ...] | None:
+    """Tools as a tuple of :class:`Tool`, or None when the caller declared none.
+
+    Raises :class:`InvalidToolError` for a bad definition or a duplicate name.
+    """
+    if tools is None:
+        return None
+    if isinstance(tools, (str, bytes, Mapping)):
+        raise InvalidToolError("tools must be a list of tool definitions")
+    result = tuple(to_tool(t) for t in tools)
+    seen: set[str] = set()
+    for tool in result:
+        if tool.name in seen:
+            raise InvalidToolError(f"two tools are named {tool.name!r}")
+        seen.add(tool.name)
+    return result
