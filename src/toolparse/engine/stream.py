@@ -179,11 +179,12 @@ class StreamParser:
         held = self._held
         if held:
             s = held + text[i:]
+            start = 0
             shift = i - len(held)  # text index of s[k] is k + shift
         else:
             s = text
+            start = i
             shift = 0
-        start = i - shift
         found = openers.find(s, start)
         if found is None:
             cut = openers.partial_start(s, start)

@@ -94,6 +94,7 @@ class _Call:
     __slots__ = (
         "args",
         "args_key",
+        "args_kind",
         "ctx",
         "emitted",
         "id",
@@ -112,6 +113,7 @@ class _Call:
         self.name: str | None = None
         self.name_parts: list[str] | None = None
         self.args_key: str | None = None
+        self.args_kind = ""  # first character of the arguments value: '{', '"', ...
         self.scratch: list[str] = []  # argument pieces not yet emitted
         self.args = Pieces()  # argument pieces emitted (or held for an unstarted call)
         self.emitted = 0
@@ -140,7 +142,7 @@ class _Call:
                 self._named(value)
             else:
                 self.problem = f"the call's name is not a string: {text[:80]}"
-        elif key == self.args_key and self.scratch and self.scratch[0] == '"':
+        elif key == self.args_key and self._args_kind() == '"':
             # arguments given as a JSON-encoded string: decode them once
             inner = json.loads("".join(self.scratch))
             self.scratch.clear()
@@ -152,6 +154,7 @@ class _Call:
             else:
                 canonical = "{}"
             self.scratch.append(canonical)
+            self.args_kind = "{"
             self.flush()
 
     def _named(self, name: str) -> None:
@@ -159,13 +162,23 @@ class _Call:
         if self.ctx.is_known(name):
             self.index, self.id = self.ctx.start(name, self.out)
             self.started = True
+            held = self.args.text()  # arguments that came before the name
+            if held:
+                self.out.append(ToolCallDelta(self.index, self.id, held))
             self.flush()
+
+    def _args_kind(self) -> str:
+        if not self.args_kind and self.scratch:
+            self.args_kind = self.scratch[0][0]
+        return self.args_kind
 
     def flush(self) -> None:
         """Move argument pieces written so far into one delta event (or hold them)."""
         scratch = self.scratch
-        if not scratch or scratch[0] == '"':
-            return  # nothing new, or a string that will be decoded when complete
+        if not scratch:
+            return
+        if self._args_kind() == '"':
+            return  # a JSON-encoded string: decoded when complete
         piece = scratch[0] if len(scratch) == 1 else "".join(scratch)
         scratch.clear()
         self.args.append(piece)

@@ -1,0 +1,100 @@
+"""The shared invariant matrix, run for every grammar with hypothesis.
+
+1. conservation: text + call raws + error raws, in order, equal the input;
+2. chunking: any split of the input gives the same normalised events;
+3. every prefix followed by close() raises nothing and conserves;
+4. argument deltas reconcile with the final arguments;
+5. parse_text, parse_iter and parse_stream agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+from grammar_cases import EXAMPLES, GRAMMAR_FRAGMENTS
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support import calls_of, check_all, check_reconciliation, covered_text, normalize, run
+
+from toolparse import parse_iter, parse_stream, parse_text
+
+GRAMMARS = sorted(GRAMMAR_FRAGMENTS)
+PROSE = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
+
+
+def outputs(grammar: str) -> st.SearchStrategy[str]:
+    piece = st.one_of(PROSE, st.sampled_from(GRAMMAR_FRAGMENTS[grammar]))
+    return st.lists(piece, max_size=8).map("".join)
+
+
+@st.composite
+def split(draw: st.DrawFn, text: str) -> list[str]:
+    """An arbitrary split of ``text`` into deltas (empty ones included)."""
+    cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=12)))
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
+@st.composite
+def output_and_split(draw: st.DrawFn, grammar: str) -> tuple[str, list[str]]:
+    text = draw(outputs(grammar))
+    return text, draw(split(text))
+
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("grammar", GRAMMARS)
+@SETTINGS
+@given(data=st.data())
+def test_conservation_chunking_reconciliation(grammar: str, data: st.DataObject) -> None:
+    text, deltas = data.draw(output_and_split(grammar))
+    check_all(grammar, text, [deltas])
+
+
+@pytest.mark.parametrize("grammar", GRAMMARS)
+@SETTINGS
+@given(data=st.data())
+def test_with_tools_and_errors_as_text(grammar: str, data: st.DataObject) -> None:
+    text, deltas = data.draw(output_and_split(grammar))
+    tools = [{"name": "get_weather", "parameters": {"type": "object"}}, {"name": "f"}]
+    check_all(grammar, text, [deltas], tools=tools, errors_as_text=True)
+
+
+@pytest.mark.parametrize("grammar", GRAMMARS)
+@SETTINGS
+@given(data=st.data())
+def test_every_prefix_then_close(grammar: str, data: st.DataObject) -> None:
+    text = data.draw(outputs(grammar))
+    for end in range(len(text) + 1):
+        events = run(grammar, [text[:end]])
+        assert covered_text(events) == text[:end]
+        check_reconciliation(events)
+
+
+@pytest.mark.parametrize("grammar", GRAMMARS)
+@SETTINGS
+@given(data=st.data())
+def test_front_ends_agree(grammar: str, data: st.DataObject) -> None:
+    text, deltas = data.draw(output_and_split(grammar))
+    whole = parse_text(text, grammar, seed=3).events
+    iterated = list(parse_iter(deltas, grammar, seed=3))
+
+    async def collect() -> list[Any]:
+        async def source() -> Any:
+            for delta in deltas:
+                yield delta
+
+        return [event async for event in parse_stream(source(), grammar, seed=3)]
+
+    streamed = anyio.run(collect)
+    assert normalize(whole) == normalize(iterated) == normalize(streamed)
+
+
+@pytest.mark.parametrize("grammar", GRAMMARS)
+def test_examples(grammar: str) -> None:
+    for text, expected in EXAMPLES[grammar]:
+        events = check_all(grammar, text)
+        assert calls_of(events) == expected
