@@ -118,15 +118,18 @@ class BlockParser(ABC):
     block at all (then opener and what followed are text).
     """
 
-    __slots__ = ("end", "outcomes", "rejected")
+    __slots__ = ("cut_checked", "end", "failed_at", "last_end", "outcomes", "rejected")
 
     closer: str
-    """The marker that properly closes this block (used for end-of-stream recovery)."""
+    """The marker that properly closes this block (used to bound a broken block)."""
 
     def __init__(self) -> None:
         self.end = -1
         self.rejected = False
         self.outcomes: list[Outcome] = []
+        self.failed_at = -1  # block position of a syntax error, once there is one
+        self.last_end = 0  # block position where the last complete outcome ended
+        self.cut_checked = False  # set by the engine once it looked for a closer to cut at
 
     @property
     def finished(self) -> bool:
@@ -139,6 +142,10 @@ class BlockParser(ABC):
     @abstractmethod
     def close(self, pos: int, out: list[Event]) -> None:
         """The stream ended at block-relative position ``pos``: finish, setting ``end``."""
+
+    @abstractmethod
+    def force_end(self, end: int) -> None:
+        """End the block at ``end`` (the engine found its closer inside a broken call)."""
 
     @abstractmethod
     def overflow(self) -> Outcome:

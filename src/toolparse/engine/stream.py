@@ -73,7 +73,7 @@ class StreamParser:
         "_offset",
         "_raw",
         "_raw_base",
-        "_recovering",
+        "_refeed_until",
     )
 
     def __init__(
@@ -104,7 +104,7 @@ class StreamParser:
         self._raw_base = 0
         self._offset = 0  # stream position of the first character not yet in an event
         self._closed = False
-        self._recovering = False
+        self._refeed_until = 0  # stream position up to which input is being read again
 
     @property
     def grammar(self) -> Grammar:
@@ -141,8 +141,11 @@ class StreamParser:
             self._carry = ""
         while self._block is not None:
             blk = self._block
-            blk.close(self._raw_base + self._raw.length, out)
-            leftover = self._finish_block(out, at_end=True)
+            end = self._raw_base + self._raw.length
+            blk.close(end, out)
+            if blk.outcomes and blk.outcomes[-1].reason is ErrorReason.UNFINISHED_CALL:
+                self._cut_broken_block(blk, end)
+            leftover = self._finish_block(out)
             if leftover:
                 self._run(leftover, out)
         if self._held:
@@ -160,12 +163,18 @@ class StreamParser:
             if blk is None:
                 i = self._scan_text(text, i, out)
                 continue
-            j = blk.feed(text, i, self._raw_base + self._raw.length, out)
+            room = self._max_call_chars + 1 - self._raw.length
+            if n - i > room:  # overflow exactly at the limit, however the input is chunked
+                j = blk.feed(text[: i + room], i, self._raw_base + self._raw.length, out)
+            else:
+                j = blk.feed(text, i, self._raw_base + self._raw.length, out)
             if j > i:
                 self._raw.append(text[i:j])
             i = j
+            if blk.failed_at >= 0 and not blk.finished and not blk.cut_checked:
+                self._cut_broken_block(blk, blk.failed_at)
             if blk.finished:
-                leftover = self._finish_block(out, at_end=False)
+                leftover = self._finish_block(out)
                 if leftover:
                     text = leftover + text[i:]
                     i = 0
@@ -202,15 +211,13 @@ class StreamParser:
 
     # -- block endings ------------------------------------------------------------
 
-    def _finish_block(self, out: list[Event], *, at_end: bool) -> str:
+    def _finish_block(self, out: list[Event]) -> str:
         """Turn the finished block into events; return raw text to read again."""
         blk = self._block
         assert blk is not None
         raw = self._raw.text()
         base = self._raw_base
         end = max(blk.end, base) if blk.end >= 0 else base + len(raw)
-        if at_end and not self._recovering and base == 0 and blk.outcomes:
-            end = self._cut_unfinished(blk, raw, end)
         if blk.rejected:
             self._emit_text(raw[: end - base], out)
         else:
@@ -220,21 +227,31 @@ class StreamParser:
         self._raw_base = 0
         return raw[end - base :]
 
-    def _cut_unfinished(self, blk: BlockParser, raw: str, end: int) -> int:
-        """At the end of the stream, an unfinished call whose markup holds its
-        closer (an unterminated string swallowed it) ends at that closer; what
-        follows is read again, once, as ordinary output."""
-        last = blk.outcomes[-1]
-        if last.reason is not ErrorReason.UNFINISHED_CALL or blk.rejected:
-            return end
-        previous = blk.outcomes[-2].end if len(blk.outcomes) > 1 else None
-        at = raw.find(blk.closer, previous or 1)
+    def _cut_broken_block(self, blk: BlockParser, before: int) -> None:
+        """A broken call ends at its block's first closer, when one lies before
+        the point where it broke (an unterminated string swallowed it); what
+        follows the closer is read again as ordinary output.
+
+        Only a block that starts outside text already being read again may cut,
+        so no character is read more than twice: total work stays linear.
+        """
+        blk.cut_checked = True
+        start = self._offset
+        if self._raw_base or start < self._refeed_until:
+            return
+        raw = self._raw.text()
+        at = raw.find(blk.closer, max(blk.last_end, 1), before)
         if at < 0:
-            return end
-        last.reason = ErrorReason.MALFORMED_JSON
-        last.message = f"a value was never closed before {blk.closer}"
-        self._recovering = True
-        return at + len(blk.closer)
+            return
+        end = at + len(blk.closer)
+        if blk.outcomes and blk.outcomes[-1].reason is ErrorReason.UNFINISHED_CALL:
+            last = blk.outcomes[-1]
+            last.reason = ErrorReason.MALFORMED_JSON
+            last.message = f"a value was never closed before {blk.closer}"
+        else:
+            blk.force_end(end)
+        blk.end = end
+        self._refeed_until = start + len(raw)
 
     def _emit_outcomes(
         self, outcomes: list[Outcome], raw: str, base: int, end: int, out: list[Event]

@@ -223,7 +223,7 @@ class JsonBlock(BlockParser):
         "_error",
         "_grammar",
         "_in_array",
-        "_last_end",
+        "_paused",
         "_opener",
         "_reader",
         "_state",
@@ -244,14 +244,15 @@ class JsonBlock(BlockParser):
         self._in_array = False
         self._tag = ""  # the tag (or the tool name) read so far
         self._tag_pos = 0  # block position where the tag began
-        self._last_end = 0  # block position where the last outcome ended
         self._error: Outcome | None = None
+        self._paused = False  # stop after a syntax error, so the engine can bound the block
 
     def feed(self, text: str, start: int, pos: int, out: list[Event]) -> int:
         i = start
         n = len(text)
         base = pos - start  # block position of text[0]
-        while i < n and not self.finished:
+        self._paused = False
+        while i < n and not self._paused and not self.finished:
             st = self._state
             if st == _BODY:
                 call, reader = self._call, self._reader
@@ -261,7 +262,7 @@ class JsonBlock(BlockParser):
                     i = reader.feed(text, i)
                 except JsonSyntaxError as exc:
                     call.flush()
-                    self._fail(call.error(None, exc.reason, exc.message))
+                    self._fail(call.error(None, exc.reason, exc.message), base + exc.index)
                     i = exc.index
                     continue
                 call.flush()
@@ -312,7 +313,7 @@ class JsonBlock(BlockParser):
             self._state = _TAG
             return i + 1
         what = "a call object" if self._state == _LEAD else "the end of the call"
-        self._fail(self._generic_error(f"expected {what}, found {c!r}"))
+        self._fail(self._generic_error(f"expected {what}, found {c!r}"), base + i)
         return i
 
     def _begin_call(self, out: list[Event], name: str | None) -> None:
@@ -333,7 +334,7 @@ class JsonBlock(BlockParser):
     def _complete_call(self, end: int) -> None:
         assert self._call is not None
         self.outcomes.append(self._call.outcome(end))
-        self._last_end = end
+        self.last_end = end
         self._call = None
         self._reader = None
         self._state = _BETWEEN
@@ -357,7 +358,10 @@ class JsonBlock(BlockParser):
         # Tag.BAD: not a closing tag. Only a tag's first character can begin
         # another tag, so looking on from c misses nothing.
         if self._error is None:
-            self._fail(self._generic_error(f"unexpected {self._tag + c!r} after the call"))
+            self._fail(
+                self._generic_error(f"unexpected {self._tag + c!r} after the call"),
+                self._tag_pos,
+            )
         self._state = _SKIP
         return i
 
@@ -394,8 +398,8 @@ class JsonBlock(BlockParser):
     def _generic_error(self, message: str) -> Outcome:
         return Outcome(None, reason=ErrorReason.MALFORMED_JSON, message=message)
 
-    def _fail(self, error: Outcome) -> None:
-        """A syntax error: its raw runs to the end of the block, wherever that is.
+    def _fail(self, error: Outcome, at: int) -> None:
+        """A syntax error at ``at``: its raw runs to the end of the block, wherever that is.
 
         Calls already complete in the same block are not trusted either (the
         model did not write the block it meant to): each becomes an error of
@@ -406,6 +410,8 @@ class JsonBlock(BlockParser):
                 outcome.reason = ErrorReason.MALFORMED_JSON
                 outcome.message = f"the block holding this call is malformed: {error.message}"
         self._error = error
+        self.failed_at = at
+        self._paused = True
         self._call = None
         self._reader = None
         self._state = _SKIP
@@ -423,6 +429,9 @@ class JsonBlock(BlockParser):
         elif not self.outcomes:
             self.outcomes.append(self._generic_error("the block holds no call"))
 
+    def force_end(self, end: int) -> None:
+        self._end_at(end)
+
     def close(self, pos: int, out: list[Event]) -> None:
         st = self._state
         if st == _NAME or (st == _LEAD and self._opener.lenient and self._error is None):
@@ -434,7 +443,7 @@ class JsonBlock(BlockParser):
             try:
                 whole = self._reader.finish()
             except JsonSyntaxError as exc:
-                self._fail(self._call.error(None, exc.reason, exc.message))
+                self._fail(self._call.error(None, exc.reason, exc.message), pos)
                 whole = False
             else:
                 self._call.flush()

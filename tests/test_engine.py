@@ -1,0 +1,174 @@
+"""The engine's behaviour: streaming latency, limits, ids, misuse."""
+
+from __future__ import annotations
+
+import pytest
+from support import calls_of, check_all, covered_text, run, text_of
+
+from toolparse import (
+    InvalidOptionError,
+    InvalidToolError,
+    StreamClosedError,
+    StreamParser,
+    TextDelta,
+    Tool,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallError,
+    ToolCallStart,
+    UnknownGrammarError,
+    parse_text,
+)
+
+CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+
+
+def test_text_streams_at_once_holding_only_a_possible_marker() -> None:
+    parser = StreamParser("hermes")
+    assert parser.feed("Hello <") == [TextDelta("Hello ")]
+    assert parser.feed("b>") == [TextDelta("<b>")]
+    assert parser.feed("x <tool") == [TextDelta("x ")]
+    assert parser.feed("kit") == [TextDelta("<toolkit")]
+    assert parser.close() == []
+
+
+def test_markers_split_as_tokenizers_split_them() -> None:
+    deltas = ["Sure", " ", "<", "tool", "_call", '>{"', "name", '":"', "f", '","arguments":{"a":1', "}}</",
+              "tool_call", ">", " done"]
+    events = check_all("hermes", "".join(deltas), [deltas])
+    assert calls_of(events) == [{"name": "f", "arguments": {"a": 1}}]
+    assert text_of(events) == "Sure  done"
+
+
+def test_start_as_soon_as_the_name_is_known_and_strings_stream() -> None:
+    parser = StreamParser("hermes", seed=1)
+    assert parser.feed('<tool_call>{"name": "write"') == []
+    start, first = parser.feed(', "arguments": {"text": "')
+    assert isinstance(start, ToolCallStart) and start.name == "write"
+    assert isinstance(first, ToolCallDelta)
+    pieces = [first.arguments_delta]
+    for chunk in ["once upon", " a time", " there was"]:
+        (delta,) = parser.feed(chunk)
+        assert isinstance(delta, ToolCallDelta)
+        pieces.append(delta.arguments_delta)
+    assert pieces == ['{"text":"', "once upon", " a time", " there was"]
+    events = parser.feed('"}}</tool_call>')
+    assert isinstance(events[-1], ToolCall)
+    assert events[-1].arguments == {"text": "once upon a time there was"}
+
+
+def test_ids_are_deterministic_with_a_seed_and_unique() -> None:
+    text = CALL * 5
+    first = [e.id for e in parse_text(text, seed=42).calls]
+    again = [e.id for e in parse_text(text, seed=42).calls]
+    assert first == again and len(set(first)) == 5
+    custom = [e.id for e in parse_text(text, id_factory=lambda i: f"id-{i}").calls]
+    assert custom == [f"id-{i}" for i in range(5)]
+    assert [e.index for e in parse_text(text).calls] == list(range(5))
+
+
+def test_feed_after_close_and_double_close_raise() -> None:
+    parser = StreamParser("hermes")
+    parser.close()
+    with pytest.raises(StreamClosedError, match="after close"):
+        parser.feed("x")
+    with pytest.raises(StreamClosedError, match="already closed"):
+        parser.close()
+
+
+def test_misuse_is_loud() -> None:
+    with pytest.raises(UnknownGrammarError, match="known grammars: fenced-json, gemma, hermes"):
+        StreamParser("hermez")
+    with pytest.raises(TypeError, match="takes str"):
+        StreamParser("hermes").feed(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(InvalidOptionError, match="max_call_chars"):
+        StreamParser("hermes", max_call_chars=0)
+    with pytest.raises(TypeError):
+        StreamParser("hermes", no_such_option=True)  # type: ignore[call-arg]
+    with pytest.raises(InvalidToolError, match="two tools"):
+        StreamParser("hermes", tools=[Tool("a"), {"name": "a"}])
+    with pytest.raises(InvalidToolError, match="not valid"):
+        Tool("has space")
+    with pytest.raises(InvalidToolError, match="object"):
+        Tool("t", parameters={"type": "string"})
+
+
+def test_openai_style_tools_are_accepted() -> None:
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}}}}}]
+    assert calls_of(run("hermes", [CALL], tools=tools))[0]["name"] == "get_weather"
+    events = run("hermes", [CALL], tools=[Tool("other")])
+    (error,) = [e for e in events if isinstance(e, ToolCallError)]
+    assert error.reason == "unknown_tool" and error.arguments == {"city": "Paris"}
+
+
+def test_too_large_is_an_error_and_the_rest_still_parses() -> None:
+    big = '<tool_call>{"name": "w", "arguments": {"text": "' + "x" * 5000 + '"}}</tool_call>'
+    text = "before " + big + " middle " + CALL + " after"
+    events = check_all("hermes", text, [[text[i:i + 7] for i in range(0, len(text), 7)]],
+                       max_call_chars=1000)
+    errors = [e for e in events if isinstance(e, ToolCallError)]
+    assert errors and all(e.reason == "too_large" for e in errors)
+    assert errors[0].index == 0 and errors[0].name == "w"
+    assert calls_of(events) == [{"name": "get_weather", "arguments": {"city": "Paris"}}]
+    assert text_of(events) == "before  middle  after"
+
+
+def test_too_deep_nesting_is_an_error() -> None:
+    text = '<tool_call>{"name": "d", "arguments": {"a": ' + "[" * 100_000 + "</tool_call> ok"
+    events = run("hermes", [text])
+    assert covered_text(events) == text
+    (error,) = [e for e in events if isinstance(e, ToolCallError)]
+    assert error.reason == "too_deep"
+    assert text_of(events) == " ok"
+
+
+def test_unterminated_string_is_cut_at_its_closer_at_the_end() -> None:
+    text = '<tool_call>{"name": "a", "arguments": {"x": "abc}}</tool_call> visible' + CALL
+    events = check_all("hermes", text)
+    error = next(e for e in events if isinstance(e, ToolCallError))
+    assert error.raw.endswith("</tool_call>") and error.reason == "malformed_json"
+    assert text_of(events) == " visible"
+    assert calls_of(events) == [{"name": "get_weather", "arguments": {"city": "Paris"}}]
+
+
+def test_surrogate_halves_split_across_deltas_are_joined() -> None:
+    events = run("hermes", ["go \ud83d", "\ude80 now"])
+    assert text_of(events) == "go \U0001f680 now"
+    events = run("hermes", ["lone \ud83d"])
+    assert text_of(events) == "lone \ud83d"
+
+
+def test_errors_as_text_repeats_the_raw_markup() -> None:
+    text = "before <tool_call>{invalid}</tool_call> after"
+    assert parse_text(text).text == "before  after"
+    shown = parse_text(text, errors_as_text=True)
+    assert shown.text == text
+    assert shown.errors[0].reason == "malformed_json"
+
+
+def test_error_offsets_point_into_the_stream() -> None:
+    text = "abc <tool_call>{bad}</tool_call> def <tool_call>{worse"
+    for error in parse_text(text).errors:
+        assert text[error.offset:error.offset + len(error.raw)] == error.raw
+
+
+def test_every_started_call_ends_once_even_when_its_block_breaks() -> None:
+    text = '<tool_call>[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"x": ]]</tool_call>'
+    events = check_all("hermes", text)
+    assert calls_of(events) == []
+    errors = [e for e in events if isinstance(e, ToolCallError)]
+    assert [e.index for e in errors] == [0, 1]
+
+
+def test_lenient_wrappers_are_text_unless_they_hold_a_call() -> None:
+    assert parse_text("use <tools> wisely").text == "use <tools> wisely"
+    assert parse_text('<json>{"port": 80}</json>').text == '<json>{"port": 80}</json>'
+    result = parse_text('<tools>{"name": "f", "arguments": {}}</tools>')
+    assert [c.name for c in result.calls] == ["f"] and result.text == ""
+
+
+def test_no_arguments_and_parameters_key() -> None:
+    result = parse_text('<tool_call>{"name": "now"}</tool_call>'
+                        '<tool_call>{"name": "p", "parameters": {"a": 1}}</tool_call>')
+    assert [(c.name, c.arguments) for c in result.calls] == [("now", {}), ("p", {"a": 1})]
