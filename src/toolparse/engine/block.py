@@ -24,6 +24,7 @@ from typing import Any
 
 from toolparse.engine.events import ErrorReason, Event, ToolCall, ToolCallError, ToolCallStart
 from toolparse.engine.markers import MarkerSet
+from toolparse.engine.pieces import Pieces
 from toolparse.tools import Tool
 
 
@@ -62,6 +63,9 @@ class Outcome:
 
 
 IdFactory = Callable[[int], str]
+
+FastPath = tuple[Pieces, int, str]
+"""(the call's argument pieces, call index, call id) while a plain string streams."""
 
 
 class CallContext:
@@ -142,6 +146,18 @@ class BlockParser(ABC):
     @abstractmethod
     def close(self, pos: int, out: list[Event]) -> None:
         """The stream ended at block-relative position ``pos``: finish, setting ``end``."""
+
+    def fast_path(self) -> FastPath | None:
+        """Offer the engine a fast path for the next deltas, or None.
+
+        Called after each :meth:`feed`. Inside a long double-quoted string
+        argument, a delta of printable characters with no ``"`` and no ``\\``
+        only needs appending: the engine appends it to the arguments and emits
+        one delta event itself, without calling :meth:`feed`. Any other delta
+        goes through :meth:`feed`, which sees the parser's state exactly as if
+        it had read every character itself.
+        """
+        return None
 
     @abstractmethod
     def force_end(self, end: int) -> None:

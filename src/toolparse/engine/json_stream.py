@@ -14,7 +14,7 @@ Tolerated on the way, because real models write them (each keeps the output
 canonical and never needs to take back what was already written):
 
 * single-quoted strings and Python's ``True``/``False``/``None``;
-* a double quote inside a string that is not followed by ``,``/``}``/``]``
+* a double quote inside a string that is not followed by ``,``/``}``/``]``/``<``
   (or ``:`` for a key) is read as a literal quote;
 * invalid escapes such as ``\\$`` lose their backslash; raw control
   characters inside strings are escaped;
@@ -40,6 +40,10 @@ _encode_string: Callable[[str], str] = json.encoder.encode_basestring  # type: i
 _PLAIN_DQ: Final = re.compile(r'[^"\\\x00-\x1f]+')
 _PLAIN_SQ: Final = re.compile(r"[^'\"\\\x00-\x1f]+")
 _WS: Final = frozenset(" \t\r\n")
+# What may follow the closing quote of a value. '<' is not JSON, but a string
+# followed by a closing tag is a call that lost its braces: ending the string
+# there lets the block end at that tag instead of swallowing what follows.
+_VALUE_FOLLOWERS: Final = ",}]<"
 _SCALAR_RUN: Final = re.compile(r"[A-Za-z0-9+\-.]+")
 _STRICT_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _LOOSE_NUMBER: Final = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
@@ -165,6 +169,18 @@ class JsonRewriter:
         """True when the root value is complete or only its optional extra brace is missing."""
         return self.state in (_DONE, _EXTRA_CLOSE)
 
+    def in_plain_string(self, target: list[str]) -> bool:
+        """True while a double-quoted string being written to ``target`` is open
+        and nothing is pending: printable text free of ``"`` and ``\\`` is then
+        plain content that the caller may write to ``target`` itself (the fast
+        path of a long streamed string)."""
+        return (
+            self.state == _STRING
+            and self._str_target is target
+            and self._quote == '"'
+            and not self._high
+        )
+
     def feed(self, text: str, i: int = 0) -> int:
         """Read from ``text[i:]``; return the index after the root value, or ``len(text)``.
 
@@ -210,7 +226,7 @@ class JsonRewriter:
                     if len(self._pending) > _MAX_PENDING_WS:
                         self._end_string()
                     continue
-                if c in (":" if self._in_key else ",}]"):
+                if c in (":" if self._in_key else _VALUE_FOLLOWERS):
                     self._end_string()
                 else:  # not a closing quote after all: it was part of the text
                     self._emit_char(self._quote)

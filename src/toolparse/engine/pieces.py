@@ -14,20 +14,28 @@ _RUN = 512
 class Pieces:
     """Append-only text, readable as a whole or from a mark onwards."""
 
-    __slots__ = ("_parts", "_settled", "length")
+    __slots__ = ("_parts", "_settled", "length", "limit", "parts")
 
     def __init__(self) -> None:
         self._parts: list[str] = []
+        self.parts = self._parts  # hot paths append here directly, then call settle()
         self._settled = 0  # parts before this index are already joined runs
+        self.limit = _RUN  # settle() is due once len(parts) reaches this
         self.length = 0
 
     def append(self, piece: str) -> None:
         parts = self._parts
         parts.append(piece)
         self.length += len(piece)
-        if len(parts) - self._settled >= _RUN:
-            parts[self._settled :] = ["".join(parts[self._settled :])]
-            self._settled = len(parts)
+        if len(parts) >= self.limit:
+            self.settle()
+
+    def settle(self) -> None:
+        """Join the pieces appended since the last settle into one run."""
+        parts = self._parts
+        parts[self._settled :] = ["".join(parts[self._settled :])]
+        self._settled = len(parts)
+        self.limit = self._settled + _RUN
 
     def text(self) -> str:
         """The whole text so far."""
@@ -36,9 +44,11 @@ class Pieces:
             joined = "".join(parts)
             parts[:] = [joined] if joined else []
             self._settled = len(parts)
+            self.limit = self._settled + _RUN
         return parts[0] if parts else ""
 
     def clear(self) -> None:
         self._parts.clear()
         self._settled = 0
+        self.limit = _RUN
         self.length = 0

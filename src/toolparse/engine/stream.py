@@ -21,8 +21,21 @@ from __future__ import annotations
 
 from typing import Final
 
-from toolparse.engine.block import BlockParser, CallContext, Grammar, IdFactory, Outcome
-from toolparse.engine.events import ErrorReason, Event, TextDelta
+from toolparse.engine.block import (
+    BlockParser,
+    CallContext,
+    FastPath,
+    Grammar,
+    IdFactory,
+    Outcome,
+)
+from toolparse.engine.events import (
+    ErrorReason,
+    Event,
+    TextDelta,
+    new_call_delta,
+    new_text_delta,
+)
 from toolparse.engine.pieces import Pieces
 from toolparse.errors import InvalidOptionError, StreamClosedError
 from toolparse.grammars import get_grammar
@@ -67,6 +80,9 @@ class StreamParser:
         "_closed",
         "_ctx",
         "_errors_as_text",
+        "_fast",
+        "_grammar_stop",
+        "_text_stop",
         "_grammar",
         "_held",
         "_max_call_chars",
@@ -100,6 +116,11 @@ class StreamParser:
         self._held = ""  # text that may be the start of an opener
         self._carry = ""  # a high surrogate waiting for its low half
         self._block: BlockParser | None = None
+        self._fast: FastPath | None = None  # see BlockParser.fast_path
+        # the one character every opener begins with, if they share one
+        first = {m[0] for m in self._grammar.openers.markers}
+        self._grammar_stop = first.pop() if len(first) == 1 else None
+        self._text_stop = self._grammar_stop  # set while a plain text delta needs no scan
         self._raw = Pieces()  # the current block's raw text (from _raw_base on)
         self._raw_base = 0
         self._offset = 0  # stream position of the first character not yet in an event
@@ -114,6 +135,44 @@ class StreamParser:
 
     def feed(self, delta: str) -> list[Event]:
         """Parse the next piece of model output; return the events it completes."""
+        stop = self._text_stop
+        if stop is not None:
+            # in plain text, a delta with no character that could begin an
+            # opener (and no split surrogate pair) is text as it stands
+            if (
+                isinstance(delta, str)
+                and stop not in delta
+                and delta
+                and not "\ud800" <= delta[-1] <= "\udbff"
+            ):
+                self._offset += len(delta)
+                return [new_text_delta(delta)]
+            self._text_stop = None
+        fast = self._fast
+        if fast is not None:
+            # inside a long string argument: a plain delta is only appended
+            # (see BlockParser.fast_path); anything else takes the full path
+            raw = self._raw
+            if (
+                isinstance(delta, str)
+                and delta.isprintable()
+                and '"' not in delta
+                and "\\" not in delta
+                and raw.length + len(delta) <= self._max_call_chars
+            ):
+                if not delta:
+                    return []
+                args, index, call_id = fast
+                raw.parts.append(delta)
+                raw.length += len(delta)
+                args.parts.append(delta)
+                args.length += len(delta)
+                if len(raw.parts) >= raw.limit:
+                    raw.settle()
+                if len(args.parts) >= args.limit:
+                    args.settle()
+                return [new_call_delta(index, call_id, delta)]
+            self._fast = None
         if self._closed:
             raise StreamClosedError("feed() called after close(): this parser is finished")
         if not isinstance(delta, str):
@@ -128,6 +187,13 @@ class StreamParser:
         out: list[Event] = []
         if delta:
             self._run(delta, out)
+            blk = self._block
+            if self._carry:
+                pass
+            elif blk is not None:
+                self._fast = blk.fast_path()
+            elif not self._held:
+                self._text_stop = self._grammar_stop
         return out
 
     def close(self) -> list[Event]:
@@ -135,6 +201,8 @@ class StreamParser:
         if self._closed:
             raise StreamClosedError("close() called twice: this parser is already closed")
         self._closed = True
+        self._fast = None
+        self._text_stop = None
         out: list[Event] = []
         if self._carry:
             self._run(self._carry, out)
@@ -290,7 +358,7 @@ class StreamParser:
 
     def _emit_text(self, text: str, out: list[Event]) -> None:
         self._offset += len(text)
-        out.append(TextDelta(text))
+        out.append(new_text_delta(text))
 
 
 def _check_positive(name: str, value: object) -> None:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final
 
-from toolparse.engine.block import BlockParser, CallContext, Grammar, Outcome
-from toolparse.engine.events import ErrorReason, Event, ToolCallDelta
+from toolparse.engine.block import BlockParser, CallContext, FastPath, Grammar, Outcome
+from toolparse.engine.events import ErrorReason, Event, ToolCallDelta, new_call_delta
 from toolparse.engine.json_stream import JsonRewriter, JsonSyntaxError, parse_value
 from toolparse.engine.markers import MarkerSet
 from toolparse.engine.pieces import Pieces
@@ -105,6 +105,7 @@ class _Call:
         "problem",
         "scratch",
         "started",
+        "streaming",
     )
 
     def __init__(self, ctx: CallContext, out: list[Event], name: str | None = None) -> None:
@@ -118,6 +119,7 @@ class _Call:
         self.args = Pieces()  # argument pieces emitted (or held for an unstarted call)
         self.emitted = 0
         self.started = False
+        self.streaming = False  # started, and the arguments are an object: deltas flow
         self.index: int | None = None
         self.id: str | None = None
         self.problem: str | None = None
@@ -184,7 +186,8 @@ class _Call:
         self.args.append(piece)
         if self.started:
             assert self.index is not None and self.id is not None
-            self.out.append(ToolCallDelta(self.index, self.id, piece))
+            self.streaming = self.args_kind == "{"
+            self.out.append(new_call_delta(self.index, self.id, piece))
 
     # completion -------------------------------------------------------------
     def outcome(self, end: int) -> Outcome:
@@ -246,6 +249,15 @@ class JsonBlock(BlockParser):
         self._tag_pos = 0  # block position where the tag began
         self._error: Outcome | None = None
         self._paused = False  # stop after a syntax error, so the engine can bound the block
+
+    def fast_path(self) -> FastPath | None:
+        call = self._call
+        if call is None or not call.streaming:
+            return None
+        assert self._reader is not None and call.index is not None and call.id is not None
+        if not self._reader.in_plain_string(call.scratch):
+            return None
+        return call.args, call.index, call.id
 
     def feed(self, text: str, start: int, pos: int, out: list[Event]) -> int:
         i = start

@@ -1,0 +1,154 @@
+"""Engine speed: microseconds per delta, against the floor, measured in one run.
+
+Run: ``python bench/bench_engine.py`` (add ``--quick`` for a short run).
+
+Scenarios (Hermes grammar, 4-character deltas unless said otherwise):
+
+* ``long-arg``: one call whose single string argument is 10 KB, 100 KB and 1 MB
+  long: µs per delta, total ms, and the 1 MB / 100 KB time ratio (linear
+  cost means about 10);
+* ``three-calls``: a 2 KB output with three calls and text between them;
+* ``floor``: a loop that only appends each delta and searches its tail for
+  ``<tool_call>``, the least any streaming parser must do; every figure is
+  also given as a multiple of it.
+
+Times are medians of several runs; the machine is shared and noisy, so read
+ratios measured in the same run rather than absolute numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+
+from toolparse import StreamParser  # noqa: E402
+
+MARKER = "<tool_call>"
+
+
+def long_arg_output(size: int) -> str:
+    body = ("lorem ipsum dolor sit amet, consectetur adipiscing elit " * (size // 56 + 1))[:size]
+    return (
+        "I'll write the file now.\n<tool_call>\n"
+        + json.dumps({"name": "write_file", "arguments": {"path": "a.txt", "content": body}})
+        + "\n</tool_call>"
+    )
+
+
+def three_calls_output() -> str:
+    parts = []
+    for k, city in enumerate(["Paris", "Seoul", "Lima"]):
+        parts.append(f"Step {k}: checking the forecast for {city} before planning the trip. " * 6)
+        call = {"name": "get_weather", "arguments": {"city": city, "days": 3, "units": "metric"}}
+        parts.append("<tool_call>\n" + json.dumps(call) + "\n</tool_call>\n")
+    parts.append("All three forecasts are requested; I will summarise them next.")
+    return "".join(parts)
+
+
+def chunks(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def run_toolparse(deltas: list[str]) -> int:
+    parser = StreamParser("hermes")
+    feed = parser.feed
+    n = 0
+    for delta in deltas:
+        n += len(feed(delta))
+    return n + len(parser.close())
+
+
+def run_floor(deltas: list[str]) -> int:
+    """Append each delta and search the new tail for the marker: the least work possible."""
+    buf: list[str] = []
+    tail = ""
+    found = 0
+    keep = len(MARKER) - 1
+    for delta in deltas:
+        buf.append(delta)
+        window = tail + delta
+        if MARKER in window:
+            found += 1
+        tail = window[-keep:]
+    return found
+
+
+def median_seconds(fn: Callable[[list[str]], int], deltas: list[str], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn(deltas)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def measure(name: str, text: str, delta_size: int, repeats: int) -> dict[str, Any]:
+    deltas = chunks(text, delta_size)
+    ours = median_seconds(run_toolparse, deltas, repeats)
+    floor = median_seconds(run_floor, deltas, repeats)
+    return {
+        "scenario": name,
+        "chars": len(text),
+        "delta_size": delta_size,
+        "deltas": len(deltas),
+        "us_per_delta": ours * 1e6 / len(deltas),
+        "total_ms": ours * 1e3,
+        "floor_us_per_delta": floor * 1e6 / len(deltas),
+        "x_floor": ours / floor,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repeats, no 1 MB case")
+    ap.add_argument("--repeats", type=int, default=None)
+    ap.add_argument("--output", help="also write the figures as JSON to this file")
+    args = ap.parse_args(argv)
+    repeats = args.repeats or (3 if args.quick else 7)
+    sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
+
+    rows = [measure(f"long-arg {size // 1000} KB", long_arg_output(size), 4, repeats)
+            for size in sizes]
+    rows.append(measure("three-calls 2 KB", three_calls_output(), 4, max(repeats, 25)))
+    rows.append(measure("long-arg 100 KB, 1-char", long_arg_output(100_000), 1, repeats))
+    rows.append(measure("long-arg 100 KB, 64-char", long_arg_output(100_000), 64, repeats))
+
+    print(f"{'scenario':28} {'deltas':>8} {'us/delta':>9} {'total ms':>9} "
+          f"{'floor us':>9} {'x floor':>8}")
+    for r in rows:
+        print(f"{r['scenario']:28} {r['deltas']:>8} {r['us_per_delta']:>9.3f} "
+              f"{r['total_ms']:>9.2f} {r['floor_us_per_delta']:>9.3f} {r['x_floor']:>8.1f}")
+    by_size = {r["chars"]: r["total_ms"] for r in rows if r["scenario"].startswith("long-arg")
+               and r["delta_size"] == 4}
+    report: dict[str, Any] = {
+        "machine": {"python": sys.version.split()[0], "platform": platform.platform(),
+                    "processor": platform.processor() or platform.machine()},
+        "repeats": repeats,
+        "rows": rows,
+    }
+    big = [s for s in by_size if s >= 1_000_000]
+    if big:
+        mid = next(s for s in by_size if 100_000 <= s < 1_000_000)
+        ratio = by_size[big[0]] / by_size[mid]
+        report["growth_1mb_over_100kb"] = ratio
+        print(f"\ngrowth: 1 MB / 100 KB total time = {ratio:.2f} (linear is ~10, target <= 11)")
+    hundred = next(r for r in rows if r["scenario"] == "long-arg 100 KB")
+    verdict = "meets" if hundred["us_per_delta"] <= 1.0 else "misses"
+    print(f"100 KB argument, 4-char deltas: {hundred['us_per_delta']:.3f} us/delta "
+          f"({verdict} the 1 us target)")
+    if args.output:
+        Path(args.output).write_text(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,243 @@
+"""The ``toolparse`` command: ``parse`` a raw model stream, or replay a ``demo``."""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from importlib import resources
+from typing import IO, Any
+
+from toolparse.engine.events import (
+    Event,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallError,
+    ToolCallStart,
+)
+from toolparse.engine.stream import StreamParser
+from toolparse.errors import ToolparseError
+from toolparse.grammars import grammar_names
+
+_READ_SIZE = 65536
+# A stand-in for a BPE tokenizer: words with their leading space, single
+# whitespace characters, and runs of up to three punctuation marks.
+_TOKEN = re.compile(r" ?\w{1,7}|\s|[^\w\s]{1,3}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``toolparse`` console script."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "parse":
+            return _parse(args)
+        return _demo(args)
+    except ToolparseError as exc:
+        print(f"toolparse: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # the reader went away (| head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="toolparse", description="Turn raw LLM output streams into tool-call events."
+    )
+    commands = top.add_subparsers(dest="command", required=True)
+
+    parse = commands.add_parser(
+        "parse",
+        help="parse a raw model stream into JSON events, one per line",
+        description="Read a raw model output stream (a file, or stdin while the producer is "
+        "still writing) and write one JSON event per line, as soon as each is ready.",
+    )
+    parse.add_argument("source", nargs="?", default="-", help="file to read, or - for stdin")
+    _add_common(parse)
+    parse.add_argument("--errors-as-text", action="store_true",
+                       help="also emit the raw markup of failed calls as text")
+    parse.add_argument("--max-call-chars", type=int, default=None,
+                       help="largest call markup kept in memory")
+    parse.add_argument("--seed", type=int, default=None, help="make call ids deterministic")
+
+    demo = commands.add_parser(
+        "demo", help="replay a bundled model output in token-sized deltas",
+        description="Replay a bundled example output in realistic token-sized deltas and show "
+        "text and tool calls as they complete.",
+    )
+    _add_common(demo)
+    demo.add_argument("--delay", type=float, default=0.01,
+                      help="seconds between deltas (default 0.01; 0 for no delay)")
+    return top
+
+
+def _add_common(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--grammar", "-g", default="hermes",
+                         help=f"wire format: {', '.join(grammar_names())} (default hermes)")
+    command.add_argument("--tools", metavar="TOOLS.json", default=None,
+                         help="declared tools: a JSON list (OpenAI style or name/parameters)")
+
+
+def _load_tools(path: str | None) -> list[Any] | None:
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise ToolparseError(f"cannot read tools file {path!r}: {exc.strerror}") from exc
+    except json.JSONDecodeError as exc:
+        raise ToolparseError(f"tools file {path!r} is not valid JSON: {exc}") from exc
+    if isinstance(data, dict) and "tools" in data:
+        data = data["tools"]
+    if not isinstance(data, list):
+        raise ToolparseError(f"tools file {path!r} must hold a JSON list of tools")
+    return data
+
+
+def _read_chunks(source: str) -> Iterator[str]:
+    """Yield text as soon as it can be read: from stdin, whatever is available."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    if source == "-":
+        fd = sys.stdin.fileno()
+        while True:
+            data = os.read(fd, _READ_SIZE)
+            if not data:
+                break
+            text = decoder.decode(data)
+            if text:
+                yield text
+    else:
+        try:
+            fh: IO[bytes] = open(source, "rb")  # noqa: SIM115
+        except OSError as exc:
+            raise ToolparseError(f"cannot read {source!r}: {exc.strerror}") from exc
+        with fh:
+            while data := fh.read(_READ_SIZE):
+                text = decoder.decode(data)
+                if text:
+                    yield text
+    tail = decoder.decode(b"", final=True)
+    if tail:
+        yield tail
+
+
+def _parse(args: argparse.Namespace) -> int:
+    options: dict[str, Any] = {"errors_as_text": args.errors_as_text, "seed": args.seed}
+    if args.max_call_chars is not None:
+        options["max_call_chars"] = args.max_call_chars
+    parser = StreamParser(args.grammar, _load_tools(args.tools), **options)
+    out = sys.stdout
+    for chunk in _read_chunks(args.source):
+        _write_events(out, parser.feed(chunk))
+    _write_events(out, parser.close())
+    return 0
+
+
+def _write_events(out: IO[str], events: list[Event]) -> None:
+    if not events:
+        return
+    for event in events:
+        out.write(json.dumps(event.to_dict(), ensure_ascii=False))
+        out.write("\n")
+    out.flush()
+
+
+def demo_deltas(text: str) -> list[str]:
+    """Split text the way a BPE tokenizer roughly would."""
+    deltas = _TOKEN.findall(text)
+    assert "".join(deltas) == text
+    return deltas
+
+
+def _demo(args: argparse.Namespace) -> int:
+    package = resources.files("toolparse") / "examples"
+    text = (package / "demo_hermes.txt").read_text(encoding="utf-8")
+    tools = args.tools
+    if args.grammar in ("fenced-json", "gemma"):
+        text = text.replace("<tool_call>\n", "```tool_call\n").replace("<tool_call>", "```tool_call\n")
+        text = text.replace("\n</tool_call>", "\n```").replace("</tool_call>", "\n```")
+    tool_list = _load_tools(tools) if tools else json.loads(
+        (package / "demo_tools.json").read_text(encoding="utf-8"))
+    parser = StreamParser(args.grammar, tool_list, seed=0)
+    style = _Style(sys.stdout.isatty())
+    deltas = demo_deltas(text)
+    counts = {"calls": 0, "errors": 0, "deltas": 0}
+    started = time.perf_counter()
+    spent = 0.0
+    for delta in deltas:
+        t0 = time.perf_counter()
+        events = parser.feed(delta)
+        spent += time.perf_counter() - t0
+        _show(events, style, counts)
+        if args.delay > 0:
+            time.sleep(args.delay)
+    t0 = time.perf_counter()
+    events = parser.close()
+    spent += time.perf_counter() - t0
+    _show(events, style, counts)
+    wall = time.perf_counter() - started
+    print(
+        style.dim(
+            f"\n\n{len(deltas)} deltas replayed in {wall:.2f} s; parsing took "
+            f"{spent * 1e6 / len(deltas):.2f} us per delta; "
+            f"{counts['calls']} tool calls, {counts['errors']} errors."
+        )
+    )
+    return 0
+
+
+class _Style:
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
+
+    def dim(self, text: str) -> str:
+        return self._wrap("2", text)
+
+    def ok(self, text: str) -> str:
+        return self._wrap("32;1", text)
+
+    def bad(self, text: str) -> str:
+        return self._wrap("31;1", text)
+
+    def call(self, text: str) -> str:
+        return self._wrap("36", text)
+
+
+def _show(events: list[Event], style: _Style, counts: dict[str, int]) -> None:
+    out = sys.stdout
+    for event in events:
+        if isinstance(event, TextDelta):
+            out.write(event.text)
+        elif isinstance(event, ToolCallStart):
+            out.write(style.call(f"\n[call {event.index}: {event.name}] "))
+        elif isinstance(event, ToolCallDelta):
+            counts["deltas"] += 1
+            out.write(style.dim(event.arguments_delta))
+        elif isinstance(event, ToolCall):
+            counts["calls"] += 1
+            args = json.dumps(event.arguments, ensure_ascii=False)
+            if len(args) > 120:
+                args = args[:117] + "..."
+            out.write(style.ok(f"\n  -> ToolCall {event.name}({args})\n"))
+        elif isinstance(event, ToolCallError):
+            counts["errors"] += 1
+            out.write(style.bad(f"\n  -> ToolCallError {event.reason}: {event.message}\n"))
+    out.flush()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
