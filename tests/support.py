@@ -77,9 +77,7 @@ def covered_text(events: Sequence[Event], *, errors_as_text: bool = False) -> st
     for event in events:
         if isinstance(event, TextDelta):
             parts.append(event.text)
-        elif isinstance(event, ToolCall):
-            parts.append(event.raw)
-        elif isinstance(event, ToolCallError) and not errors_as_text:
+        elif isinstance(event, ToolCall) or (isinstance(event, ToolCallError) and not errors_as_text):
             parts.append(event.raw)
     return "".join(parts)
 

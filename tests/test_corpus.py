@@ -12,8 +12,8 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
-from support import CORPUS, calls_of, check_all, load_jsonl, run, text_of
 
+from support import CORPUS, calls_of, check_all, load_jsonl, run, text_of
 from toolparse import ToolCallError
 
 pytestmark = pytest.mark.skipif(
@@ -105,7 +105,6 @@ def test_middleware_case(case: dict[str, Any]) -> None:
     observed = case.get("observed_tool_input_deltas")
     if observed:
         from support import normalize
-
         from toolparse import ToolCallDelta
 
         deltas = [e.arguments_delta for e in normalize(events) if isinstance(e, ToolCallDelta)]

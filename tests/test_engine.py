@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from support import calls_of, check_all, covered_text, run, text_of
 
+from support import calls_of, check_all, covered_text, run, text_of
 from toolparse import (
     InvalidOptionError,
     InvalidToolError,

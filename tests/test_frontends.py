@@ -7,8 +7,8 @@ from typing import Any
 
 import anyio
 import pytest
-from support import normalize
 
+from support import normalize
 from toolparse import ToolCall, parse_iter, parse_stream, parse_text
 
 TEXT = 'Hi <tool_call>{"name": "f", "arguments": {"a": "b"}}</tool_call> bye'

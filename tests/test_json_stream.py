@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -28,7 +29,7 @@ def rewrite_in_chunks(text: str, cuts: list[int]) -> str:
     out: list[str] = []
     reader = JsonRewriter(out)
     bounds = [0, *sorted(cuts), len(text)]
-    for a, b in zip(bounds, bounds[1:], strict=False):
+    for a, b in itertools.pairwise(bounds):
         reader.feed(text[a:b])
     assert reader.finish()
     return "".join(out)

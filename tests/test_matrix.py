@@ -9,15 +9,16 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import anyio
 import pytest
-from grammar_cases import EXAMPLES, GRAMMAR_FRAGMENTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import calls_of, check_all, check_reconciliation, covered_text, normalize, run
 
+from grammar_cases import EXAMPLES, GRAMMAR_FRAGMENTS
+from support import calls_of, check_all, check_reconciliation, covered_text, normalize, run
 from toolparse import parse_iter, parse_stream, parse_text
 
 GRAMMARS = sorted(GRAMMAR_FRAGMENTS)
@@ -34,7 +35,7 @@ def split(draw: st.DrawFn, text: str) -> list[str]:
     """An arbitrary split of ``text`` into deltas (empty ones included)."""
     cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=12)))
     bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 @st.composite

@@ -5,7 +5,7 @@ All three feed the same engine the same way, so they give the same events.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +53,7 @@ def parse_iter(
 
 async def parse_stream(
     deltas: AsyncIterable[str], grammar: str = "hermes", tools: Any = None, **options: Any
-) -> AsyncIterator[Event]:
+) -> AsyncGenerator[Event, None]:
     """Parse a model output arriving as an async iterable of deltas.
 
     Works under any event loop (asyncio, trio, anyio): it only awaits the

@@ -35,7 +35,7 @@ from typing import Final
 
 from toolparse.engine.events import ErrorReason
 
-_encode_string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 _PLAIN_DQ: Final = re.compile(r'[^"\\\x00-\x1f]+')
 _PLAIN_SQ: Final = re.compile(r"[^'\"\\\x00-\x1f]+")
@@ -109,13 +109,14 @@ class JsonRewriter:
     """
 
     __slots__ = (
+        "_counts",
         "_divert",
         "_doubled",
         "_high",
+        "_in_key",
         "_key_parts",
         "_keysets",
         "_kinds",
-        "_counts",
         "_member_key",
         "_on_member_end",
         "_pending",
@@ -123,7 +124,6 @@ class JsonRewriter:
         "_quote",
         "_root_keys",
         "_str_target",
-        "_in_key",
         "max_depth",
         "out",
         "state",
@@ -253,7 +253,7 @@ class JsonRewriter:
                 i = self._start_value(c, i)
             elif st == _AFTER:
                 i = self._after_value(c, i)
-            elif st == _OBJ_FIRST or st == _OBJ_KEY:
+            elif st in (_OBJ_FIRST, _OBJ_KEY):
                 i = self._key_position(c, i, st)
             elif st == _COLON:
                 if c != ":":
@@ -314,10 +314,9 @@ class JsonRewriter:
         if c == ",":
             self.state = _OBJ_KEY if kind == "{" else _VALUE
             return i + 1
-        if c == "}" or c == "]":
-            if c == ("}" if kind == "{" else "]"):
-                self._close_container(kind, i)
-                return i + 1
+        if (c == "}" or c == "]") and c == ("}" if kind == "{" else "]"):
+            self._close_container(kind, i)
+            return i + 1
         expected = "',' or '}'" if kind == "{" else "',' or ']'"
         raise JsonSyntaxError(f"expected {expected}, found {c!r}", i)
 

@@ -81,15 +81,15 @@ class StreamParser:
         "_ctx",
         "_errors_as_text",
         "_fast",
-        "_grammar_stop",
-        "_text_stop",
         "_grammar",
+        "_grammar_stop",
         "_held",
         "_max_call_chars",
         "_offset",
         "_raw",
         "_raw_base",
         "_refeed_until",
+        "_text_stop",
     )
 
     def __init__(

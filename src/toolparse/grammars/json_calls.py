@@ -226,8 +226,8 @@ class JsonBlock(BlockParser):
         "_error",
         "_grammar",
         "_in_array",
-        "_paused",
         "_opener",
+        "_paused",
         "_reader",
         "_state",
         "_tag",
@@ -282,7 +282,7 @@ class JsonBlock(BlockParser):
                     self._complete_call(base + i)
                 continue
             c = text[i]
-            if st == _TAG or st == _NAME:
+            if st in (_TAG, _NAME):
                 i = self._tag_char(c, i, base)
                 continue
             if st == _SKIP:
