@@ -172,3 +172,18 @@ def test_no_arguments_and_parameters_key() -> None:
     result = parse_text('<tool_call>{"name": "now"}</tool_call>'
                         '<tool_call>{"name": "p", "parameters": {"a": 1}}</tool_call>')
     assert [(c.name, c.arguments) for c in result.calls] == [("now", {}), ("p", {"a": 1})]
+
+
+def test_an_opener_that_is_only_mentioned_stays_text() -> None:
+    text = "To call a tool, write <tool_call> and then the JSON. Sunny today."
+    events = check_all("hermes", text)
+    assert text_of(events) == text and not calls_of(events)
+    events = check_all("fenced-json", "Use ```tool_call\nthen JSON.")
+    assert text_of(events) == "Use ```tool_call\nthen JSON."
+
+
+def test_many_unclosed_calls_in_one_delta() -> None:
+    one = '<tool_call>{"name":"get_weather","arguments":{"city":"Seoul"}}'
+    result = parse_text(one * 300)
+    assert len(result.calls) == 300 and not result.errors
+    assert "".join(c.raw for c in result.calls) == one * 300

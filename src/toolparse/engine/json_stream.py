@@ -161,14 +161,6 @@ class JsonRewriter:
         """True once the root value is complete."""
         return self.state == _DONE
 
-    @property
-    def depth(self) -> int:
-        return len(self._kinds)
-
-    def at_rest(self) -> bool:
-        """True when the root value is complete or only its optional extra brace is missing."""
-        return self.state in (_DONE, _EXTRA_CLOSE)
-
     def in_plain_string(self, target: list[str]) -> bool:
         """True while a double-quoted string being written to ``target`` is open
         and nothing is pending: printable text free of ``"`` and ``\\`` is then

@@ -61,12 +61,3 @@ class MarkerSet:
         lo = max(start, len(text) - self.max_len + 1)
         m = self._partial.search(text, lo)
         return len(text) if m is None else m.start()
-
-    def startswith_any(self, text: str) -> str | None:
-        """The marker ``text`` begins with, if any."""
-        m = self._full.match(text)
-        return None if m is None else m.group()
-
-    def could_start(self, text: str) -> bool:
-        """True when ``text`` is a proper prefix of some marker."""
-        return any(m.startswith(text) and m != text for m in self.markers)

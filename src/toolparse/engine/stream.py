@@ -243,10 +243,8 @@ class StreamParser:
                 self._cut_broken_block(blk, blk.failed_at)
             if blk.finished:
                 leftover = self._finish_block(out)
-                if leftover:
-                    text = leftover + text[i:]
-                    i = 0
-                    n = len(text)
+                if leftover:  # read it before the rest (no concatenation: a copy per block is O(n^2))
+                    self._run(leftover, out)
             elif self._raw.length > self._max_call_chars:
                 self._overflow(out)
 
@@ -254,14 +252,25 @@ class StreamParser:
         """Text mode over ``text[i:]``: emit text, start a block at an opener."""
         openers = self._grammar.openers
         held = self._held
+        s = text
+        start = i
+        shift = 0  # text index of s[k] is k + shift
         if held:
-            s = held + text[i:]
-            start = 0
-            shift = i - len(held)  # text index of s[k] is k + shift
-        else:
-            s = text
-            start = i
-            shift = 0
+            # Join the held characters to the new text, but copy no more than a
+            # marker's length of it: copying the whole rest would be O(n) per delta.
+            if len(text) - i <= openers.max_len:
+                s = held + text[i:]
+            else:
+                s = held + text[i : i + openers.max_len]
+                found = openers.find(s)
+                if found is None or found[0] >= len(held):
+                    # nothing that starts in the held part is a marker: it is text
+                    self._emit_text(held, out)
+                    self._held = ""
+                    s = text
+            if s is not text:
+                start = 0
+                shift = i - len(held)
         found = openers.find(s, start)
         if found is None:
             cut = openers.partial_start(s, start)

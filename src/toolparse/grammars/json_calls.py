@@ -301,14 +301,14 @@ class JsonBlock(BlockParser):
         if c == "{":
             self._begin_call(out, self._tag if self._opener.name_until else None)
             return i
-        if self._opener.lenient:
-            self.rejected = True
-            return i
-        if c == "[":
+        if c == "[" and not self._opener.lenient:
             self._in_array = True
             self._state = _BETWEEN
             return i + 1
-        return self._between(c, i, base, out)
+        # No JSON follows: the opener was mentioned, not used ("write <tool_call>
+        # and then..."). It is text, and the text goes on streaming.
+        self.rejected = True
+        return i
 
     def _between(self, c: str, i: int, base: int, out: list[Event]) -> int:
         if c == "{":
@@ -324,8 +324,7 @@ class JsonBlock(BlockParser):
             self._tag_pos = base + i
             self._state = _TAG
             return i + 1
-        what = "a call object" if self._state == _LEAD else "the end of the call"
-        self._fail(self._generic_error(f"expected {what}, found {c!r}"), base + i)
+        self._fail(self._generic_error(f"expected the end of the call, found {c!r}"), base + i)
         return i
 
     def _begin_call(self, out: list[Event], name: str | None) -> None:
@@ -446,7 +445,7 @@ class JsonBlock(BlockParser):
 
     def close(self, pos: int, out: list[Event]) -> None:
         st = self._state
-        if st == _NAME or (st == _LEAD and self._opener.lenient and self._error is None):
+        if st == _NAME or (st == _LEAD and self._opener.lenient):
             self.rejected = True
             return
         if st == _BODY:
