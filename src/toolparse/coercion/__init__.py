@@ -1,6 +1,10 @@
-"""JSON-Schema-driven coercion of argument values (arrives with the coercion issue).
+"""JSON-Schema-driven coercion of argument values.
 
-The engine already writes arguments through one point per value
-(:class:`toolparse.engine.json_stream.JsonRewriter`), which is where
-coercion will run inline.
+:func:`coerce` is the whole-value API. Inside the stream parser the same rules
+run value by value, at the moment each value closes, so that a call's
+argument deltas already carry the coerced values.
 """
+
+from toolparse.coercion.coerce import Coerced, Issue, coerce
+
+__all__ = ["Coerced", "Issue", "coerce"]

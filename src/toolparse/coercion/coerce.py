@@ -1,0 +1,379 @@
+"""JSON-Schema-driven coercion of tool-call arguments.
+
+Models write arguments with the wrong JSON types: ``"42"`` for an integer,
+``"true"`` for a boolean, ``"a, b"`` for an array, XML shapes such as
+``{"item": [...]}`` for a list. :func:`coerce` converts a value towards its
+schema by a fixed, documented set of rules (see the README's coercion table),
+reports every change as an :class:`Issue`, never raises on model data and
+never evaluates code. It is idempotent: coercing its own output changes
+nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from toolparse.coercion.schema import (
+    Schema,
+    branches,
+    enum_values,
+    json_type,
+    merged_all_of,
+    types_of,
+    unwrap,
+)
+from toolparse.engine.json_stream import parse_value
+
+_INT: Final = re.compile(r"[+-]?[0-9]+")
+_FLOAT: Final = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_SIMPLE_KEY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MAX_DIGITS = 4000  # CPython refuses int() of longer digit strings
+_MAX_PATTERN_KEY = 256  # keys longer than this are not matched against patternProperties
+_NOT_CONVERTED: Final = object()
+
+# When a value's type is not admitted, the targets tried, in this order.
+_PREFERENCE: Final = ("integer", "number", "boolean", "null", "array", "object", "string")
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """One thing coercion changed, or could not fix, at a JSON path."""
+
+    path: str
+    expected: str
+    got: str
+    action: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: expected {self.expected}, got {self.got}: {self.action}"
+
+
+@dataclass(frozen=True, slots=True)
+class Coerced:
+    """The coerced value and what was done to get it."""
+
+    value: Any
+    issues: tuple[Issue, ...]
+
+
+def coerce(value: Any, schema: Any, *, max_depth: int = 64) -> Coerced:
+    """Coerce ``value`` towards ``schema`` (a JSON Schema dict, or None for no schema).
+
+    With no schema, strings that hold a JSON object or array are parsed.
+    """
+    root = schema if isinstance(schema, Mapping) else None
+    worker = _Coercer(root, max_depth)
+    result = worker.run(value, schema, "$", 0)
+    return Coerced(result, tuple(worker.issues))
+
+
+class _Coercer:
+    __slots__ = ("issues", "max_depth", "root")
+
+    def __init__(self, root: Schema | None, max_depth: int) -> None:
+        self.root = root
+        self.max_depth = max_depth
+        self.issues: list[Issue] = []
+
+    def report(self, path: str, expected: str, value: Any, action: str) -> None:
+        self.issues.append(Issue(path, expected, _describe(value), action))
+
+    # -- dispatch ---------------------------------------------------------------
+    def run(self, value: Any, raw_schema: Any, path: str, depth: int) -> Any:
+        schema = unwrap(raw_schema, self.root)
+        if depth > self.max_depth:
+            self.report(path, "a shallower value", value, f"left as is past depth {self.max_depth}")
+            return value
+        if schema is None:
+            return self.no_schema(value, path, depth)
+        schema = merged_all_of(schema, self.root)
+        alternatives = branches(schema)
+        if alternatives is not None:
+            return self.any_of(value, alternatives, path, depth)
+        kinds = types_of(schema)
+        kind = json_type(value)
+        if kind in kinds or (kind == "integer" and "number" in kinds):
+            return self.admitted(value, kind, schema, path, depth)
+        if kind == "number" and "integer" in kinds and float(value).is_integer():
+            return self.converted(path, "integer", value, int(value))
+        for target in _PREFERENCE:
+            if target not in kinds:
+                continue
+            result = self.convert(value, kind, target, schema, path, depth)
+            if result is not _NOT_CONVERTED:
+                return result
+        self.report(path, _expected(kinds), value, "kept as is")
+        return value
+
+    def converted(self, path: str, expected: str, old: Any, new: Any) -> Any:
+        self.report(path, expected, old, f"converted to {_describe(new)}")
+        return new
+
+    def admitted(self, value: Any, kind: str, schema: Schema, path: str, depth: int) -> Any:
+        """The value already has an admitted type: recurse, or fix an enum string."""
+        if kind == "object":
+            return self.object(value, schema, path, depth)
+        if kind == "array":
+            return self.array(value, schema, path, depth)
+        values = enum_values(schema)
+        if values is not None and value not in values and isinstance(value, str):
+            match = _enum_match(value, values)
+            if match is not None:
+                return self.converted(path, "one of the enum values", value, match)
+            self.report(path, "one of the enum values", value, "kept as is")
+        return value
+
+    def any_of(self, value: Any, alternatives: list[Any], path: str, depth: int) -> Any:
+        """The first branch that admits the value as it is; else the first that
+        admits it after coercion; else the value unchanged."""
+        for branch in alternatives:
+            if _admits(unwrap(branch, self.root), value, self.root):
+                return self.run(value, branch, path, depth)
+        for branch in alternatives:
+            trial = _Coercer(self.root, self.max_depth)
+            result = trial.run(value, branch, path, depth)
+            if _admits(unwrap(branch, self.root), result, self.root):
+                self.issues.extend(trial.issues)
+                return result
+        self.report(path, "a value one of the anyOf/oneOf branches admits", value, "kept as is")
+        return value
+
+    # -- conversions --------------------------------------------------------------
+    def convert(self, value: Any, kind: str, target: str, schema: Schema, path: str,
+                depth: int) -> Any:
+        if kind == "string":
+            return self.from_string(value, target, schema, path, depth)
+        if target == "string" and kind in ("integer", "number", "boolean", "object", "array"):
+            return self.converted(path, "string", value, json.dumps(value, ensure_ascii=False))
+        if target == "array":
+            if kind == "object":
+                items = _xml_list(value)
+                if items is not None:
+                    self.report(path, "array", value, "an XML-shaped object read as its list")
+                    return self.array(items, schema, path, depth)
+                return _NOT_CONVERTED
+            self.report(path, "array", value, "wrapped in a one-element array")
+            return self.array([value], schema, path, depth)
+        return _NOT_CONVERTED
+
+    def from_string(self, text: str, target: str, schema: Schema, path: str, depth: int) -> Any:
+        stripped = text.strip()
+        if target == "boolean":
+            lowered = stripped.lower()
+            if lowered in ("true", "false"):
+                return self.converted(path, "boolean", text, lowered == "true")
+        elif target == "null":
+            if stripped == "null":
+                return self.converted(path, "null", text, None)
+        elif target in ("integer", "number"):
+            number = _parse_number(stripped, integer=target == "integer")
+            if number is not None:
+                return self.converted(path, target, text, number)
+            if len(stripped) > _MAX_DIGITS and _INT.fullmatch(stripped):
+                self.report(path, target, text, "kept as a string: too many digits")
+                return text
+        elif target in ("array", "object"):
+            parsed = _parse_json(stripped)
+            if target == "object":
+                if isinstance(parsed, dict):
+                    self.report(path, "object", text, "parsed as JSON")
+                    return self.object(parsed, schema, path, depth)
+                return _NOT_CONVERTED
+            if isinstance(parsed, list):
+                self.report(path, "array", text, "parsed as JSON")
+                return self.array(parsed, schema, path, depth)
+            if isinstance(parsed, dict):
+                items = _xml_list(parsed)
+                if items is not None:
+                    self.report(path, "array", text, "parsed as JSON, an XML-shaped object")
+                    return self.array(items, schema, path, depth)
+            parts = _split(stripped)
+            self.report(path, "array", text, f"split into {len(parts)} element(s)")
+            return self.array(parts, schema, path, depth)
+        return _NOT_CONVERTED
+
+    # -- containers -------------------------------------------------------------
+    def object(self, value: dict[str, Any], schema: Schema, path: str, depth: int) -> Any:
+        properties = schema.get("properties")
+        properties = properties if isinstance(properties, Mapping) else {}
+        patterns = schema.get("patternProperties")
+        patterns = patterns if isinstance(patterns, Mapping) else {}
+        additional = schema.get("additionalProperties")
+        result: dict[str, Any] = {}
+        for key, item in value.items():
+            where = _child_path(path, key)
+            if key in properties:
+                result[key] = self.run(item, properties[key], where, depth + 1)
+                continue
+            pattern_schema = _pattern_schema(patterns, key)
+            if pattern_schema is not None:
+                result[key] = self.run(item, pattern_schema, where, depth + 1)
+            elif additional is False:
+                self.report(where, "no such property (additionalProperties is false)", item,
+                            "dropped")
+            elif isinstance(additional, Mapping):
+                result[key] = self.run(item, additional, where, depth + 1)
+            else:
+                result[key] = item  # JSON Schema allows unknown properties: kept untouched
+        return result
+
+    def array(self, value: list[Any], schema: Schema, path: str, depth: int) -> Any:
+        prefix = schema.get("prefixItems")
+        items = schema.get("items")
+        if isinstance(prefix, list) and len(prefix) == len(value):
+            return [self.run(v, s, f"{path}[{k}]", depth + 1)
+                    for k, (v, s) in enumerate(zip(value, prefix, strict=True))]
+        if isinstance(items, list):  # the older tuple form of items
+            if len(items) == len(value):
+                return [self.run(v, s, f"{path}[{k}]", depth + 1)
+                        for k, (v, s) in enumerate(zip(value, items, strict=True))]
+            return list(value)
+        if items is None or items is True:
+            return list(value)
+        return [self.run(v, items, f"{path}[{k}]", depth + 1) for k, v in enumerate(value)]
+
+    def no_schema(self, value: Any, path: str, depth: int) -> Any:
+        """No schema at all: strings holding a JSON object or array are parsed."""
+        if isinstance(value, str):
+            stripped = value.strip()
+            if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
+                parsed = _parse_json(stripped)
+                if isinstance(parsed, (dict, list)):
+                    self.report(path, "any JSON", value, "parsed as JSON")
+                    return self.no_schema(parsed, path, depth + 1)
+            return value
+        if depth > self.max_depth:
+            return value
+        if isinstance(value, dict):
+            return {k: self.no_schema(v, _child_path(path, k), depth + 1) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.no_schema(v, f"{path}[{k}]", depth + 1) for k, v in enumerate(value)]
+        return value
+
+
+# -- helpers ------------------------------------------------------------------------
+
+def _admits(schema: Schema | None, value: Any, root: Schema | None) -> bool:
+    """A shallow check: the value's type is admitted, and so is it by enum/const."""
+    if schema is None:
+        return True
+    schema = merged_all_of(schema, root)
+    alternatives = branches(schema)
+    if alternatives is not None:
+        return any(_admits(unwrap(b, root), value, root) for b in alternatives)
+    kinds = types_of(schema)
+    kind = json_type(value)
+    if not (kind in kinds or (kind == "integer" and "number" in kinds)):
+        return False
+    values = enum_values(schema)
+    return values is None or value in values
+
+
+def _parse_number(text: str, *, integer: bool) -> int | float | None:
+    if _INT.fullmatch(text):
+        if len(text) > _MAX_DIGITS:
+            return None
+        return int(text)
+    if not _FLOAT.fullmatch(text):
+        return None
+    number = float(text)
+    if not math.isfinite(number):
+        return None
+    if integer:
+        return int(number) if number.is_integer() else None
+    return number
+
+
+def _parse_json(text: str) -> Any:
+    """Strict JSON first, then the tolerant reader (quotes, Python literals, commas)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        pass
+    canonical = parse_value(text)
+    if canonical is None:
+        return _NOT_CONVERTED
+    return json.loads(canonical)
+
+
+def _split(text: str) -> list[str]:
+    """An array written as lines or as a comma-separated list."""
+    if "\n" in text:
+        parts = text.split("\n")
+    elif "," in text:
+        parts = text.split(",")
+    else:
+        parts = [text]
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _xml_list(value: dict[str, Any]) -> list[Any] | None:
+    """The list an XML-shaped object stands for, if it is one.
+
+    ``{"item": [...]}`` or any single key holding a list; ``{"item": x}``;
+    ``{"0": a, "1": b}`` (all-numeric keys, ordered by index).
+    """
+    if len(value) == 1:
+        ((key, inner),) = value.items()
+        if isinstance(inner, list):
+            return inner
+        if key == "item":
+            return [inner]
+    if value and all(k.isdigit() and len(k) < 10 for k in value):
+        return [value[k] for k in sorted(value, key=int)]
+    return None
+
+
+def _enum_match(text: str, values: list[Any]) -> Any:
+    """An enum member the string means: without surrounding quotes, then
+    ignoring whitespace, then case; only an unambiguous match counts."""
+    stripped = text.strip()
+    if len(stripped) >= 2 and stripped[0] == stripped[-1] and stripped[0] in "\"'":
+        unquoted = stripped[1:-1]
+        if unquoted in values:
+            return unquoted
+        stripped = unquoted.strip()
+    if stripped in values:
+        return stripped
+    strings = [v for v in values if isinstance(v, str)]
+    for fold in (lambda s: "".join(s.split()), lambda s: "".join(s.split()).casefold()):
+        target = fold(stripped)
+        found = [v for v in strings if fold(v) == target]
+        if len(found) == 1:
+            return found[0]
+    return None
+
+
+def _pattern_schema(patterns: Mapping[str, Any], key: str) -> Any:
+    if not patterns or len(key) > _MAX_PATTERN_KEY:
+        return None
+    for pattern, schema in patterns.items():
+        try:
+            if re.search(pattern, key):
+                return schema
+        except re.error:
+            continue
+    return None
+
+
+def _child_path(path: str, key: str) -> str:
+    if _SIMPLE_KEY.fullmatch(key):
+        return f"{path}.{key}"
+    return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+def _expected(kinds: frozenset[str]) -> str:
+    return " or ".join(sorted(kinds))
+
+
+def _describe(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except (RecursionError, ValueError):
+        return f"a deeply nested {json_type(value)}"
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,241 @@
+"""Coercion rules, one test each at least, and the properties: never raises, idempotent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolparse.coercion import coerce
+
+OBJ = {"type": "object"}
+
+
+def value_of(value: Any, schema: Any) -> Any:
+    return coerce(value, schema).value
+
+
+# -- schema reading -----------------------------------------------------------------
+
+def test_json_schema_wrapper_is_unwrapped_recursively() -> None:
+    schema = {"jsonSchema": {"jsonSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}}
+    assert value_of({"n": "4"}, schema) == {"n": 4}
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "expected"),
+    [
+        ({"properties": {"n": {"type": "integer"}}}, '{"n": "1"}', {"n": 1}),
+        ({"additionalProperties": {"type": "boolean"}}, {"x": "true"}, {"x": True}),
+        ({"items": {"type": "integer"}}, "1, 2", [1, 2]),
+        ({"prefixItems": [{"type": "integer"}, {"type": "string"}]}, ["1", 2], [1, "2"]),
+    ],
+)
+def test_type_detected_when_missing(schema: Any, value: Any, expected: Any) -> None:
+    assert value_of(value, schema) == expected
+
+
+def test_type_lists() -> None:
+    assert value_of("7", {"type": ["integer", "null"]}) == 7
+    assert value_of("null", {"type": ["integer", "null"]}) is None
+    assert value_of("x", {"type": ["integer", "string"]}) == "x"
+
+
+def test_any_of_takes_the_first_branch_that_accepts() -> None:
+    nullable_int = {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+    assert value_of("5", nullable_int) == 5
+    assert value_of(None, nullable_int) is None
+    assert value_of("hello", {"oneOf": [{"type": "integer"}, {"type": "string"}]}) == "hello"
+    assert value_of("[1]", {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}) == [1]
+
+
+def test_enum_and_const() -> None:
+    assert value_of("2", {"enum": [1, 2, 3]}) == 2
+    assert value_of("on", {"const": "on"}) == "on"
+    assert value_of("1 d", {"type": "string", "enum": ["1d", "1w"]}) == "1d"
+
+
+def test_all_of_is_merged_for_property_lookup() -> None:
+    schema = {"allOf": [{"properties": {"a": {"type": "integer"}}}, {"properties": {"b": {"type": "boolean"}}}]}
+    assert value_of({"a": "1", "b": "false"}, schema) == {"a": 1, "b": False}
+
+
+def test_refs_and_defs_as_pydantic_emits_them_cycles_safe() -> None:
+    schema = {
+        "$defs": {"Node": {"type": "object", "properties": {
+            "value": {"type": "integer"}, "next": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]}}}},
+        "$ref": "#/$defs/Node",
+    }
+    value = {"value": "1", "next": {"value": "2", "next": None}}
+    assert value_of(value, schema) == {"value": 1, "next": {"value": 2, "next": None}}
+    assert value_of({"a": 1}, {"$ref": "#/$defs/A", "$defs": {"A": {"$ref": "#/$defs/A"}}}) == {"a": 1}
+
+
+# -- strings --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["true", "TRUE", "True", " true "])
+def test_boolean_strings(text: str) -> None:
+    assert value_of(text, {"type": "boolean"}) is True
+    assert value_of(text.replace("t", "f").replace("T", "F").replace("rue", "alse").replace("RUE", "ALSE"),
+                    {"type": "boolean"}) is False
+
+
+@pytest.mark.parametrize(("text", "expected"), [("42", 42), ("-3.5", -3.5), ("1e3", 1000.0), ("2.5E-1", 0.25)])
+def test_number_strings(text: str, expected: float) -> None:
+    assert value_of(text, {"type": "number"}) == expected
+
+
+def test_integer_strings() -> None:
+    assert value_of("3.0", {"type": "integer"}) == 3
+    result = coerce("3.5", {"type": "integer"})
+    assert result.value == "3.5" and result.issues[0].action == "kept as is"
+    huge = "9" * 5000
+    result = coerce(huge, {"type": "integer"})
+    assert result.value == huge and "too many digits" in result.issues[0].action
+    assert value_of("1" * 400 + ".5", {"type": "number"}) == "1" * 400 + ".5"
+    assert value_of(3.0, {"type": "integer"}) == 3
+
+
+def test_no_schema_parses_json_looking_strings() -> None:
+    assert value_of('{"a": [1, 2]}', None) == {"a": [1, 2]}
+    assert value_of("[1, 2]", None) == [1, 2]
+    assert value_of("plain", None) == "plain"
+    assert value_of("42", None) == "42"
+
+
+# -- objects and arrays given as strings ---------------------------------------------
+
+def test_objects_and_arrays_from_strings() -> None:
+    assert value_of('{"a": 1}', OBJ) == {"a": 1}
+    assert value_of("{'a': True, 'b': None,}", OBJ) == {"a": True, "b": None}
+    assert value_of("{}", OBJ) == {}
+    assert value_of("[1, 2,]", {"type": "array"}) == [1, 2]
+    assert value_of("a, b , c", {"type": "array"}) == ["a", "b", "c"]
+    assert value_of("x\ny\n", {"type": "array"}) == ["x", "y"]
+    assert value_of("1, 2", {"type": "array", "items": {"type": "integer"}}) == [1, 2]
+
+
+# -- objects --------------------------------------------------------------------------
+
+def test_object_properties_pattern_and_additional() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"a": {"type": "integer"}},
+        "patternProperties": {"^n_": {"type": "number"}},
+        "additionalProperties": {"type": "boolean"},
+    }
+    assert value_of({"a": "1", "n_x": "2.5", "flag": "true"}, schema) == {"a": 1, "n_x": 2.5, "flag": True}
+
+
+def test_unknown_properties_kept_unless_forbidden() -> None:
+    open_schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    assert value_of({"a": "x", "extra": "42"}, open_schema) == {"a": "x", "extra": "42"}
+    closed = {**open_schema, "additionalProperties": False}
+    result = coerce({"a": "x", "extra": 1}, closed)
+    assert result.value == {"a": "x"}
+    assert result.issues[0].path == "$.extra" and result.issues[0].action == "dropped"
+
+
+# -- arrays ---------------------------------------------------------------------------
+
+def test_prefix_items_when_length_matches_else_items() -> None:
+    schema = {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "boolean"}],
+              "items": {"type": "string"}}
+    assert value_of(["1", "true"], schema) == [1, True]
+    assert value_of([1, 2, 3], schema) == ["1", "2", "3"]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ({"item": ["a", "b"]}, ["a", "b"]),
+        ({"item": "a"}, ["a"]),
+        ({"1": "b", "0": "a", "10": "c"}, ["a", "b", "c"]),
+        ({"values": [1, 2]}, [1, 2]),
+        ("solo", ["solo"]),
+        (7, [7]),
+    ],
+)
+def test_xml_shapes_and_scalars_to_arrays(value: Any, expected: Any) -> None:
+    assert value_of(value, {"type": "array"}) == expected
+
+
+# -- strings wanted ---------------------------------------------------------------------
+
+def test_numbers_and_booleans_become_their_json_text() -> None:
+    assert value_of(42, {"type": "string"}) == "42"
+    assert value_of(True, {"type": "string"}) == "true"
+    assert value_of(2.5, {"type": "string"}) == "2.5"
+
+
+def test_quotes_stripped_only_for_an_enum_match() -> None:
+    assert value_of('"celsius"', {"type": "string", "enum": ["celsius", "kelvin"]}) == "celsius"
+    assert value_of('"quoted"', {"type": "string"}) == '"quoted"'
+
+
+def test_null_string_only_where_null_is_allowed() -> None:
+    assert value_of("null", {"type": "string"}) == "null"
+    assert value_of("null", {"type": ["integer", "null"]}) is None
+    assert value_of("null", {"type": "integer"}) == "null"
+
+
+# -- untrusted input ------------------------------------------------------------------------
+
+def test_deep_values_are_bounded_not_a_crash() -> None:
+    deep: Any = "x"
+    for _ in range(5000):
+        deep = [deep]
+    assert coerce(deep, {"type": "array", "items": {"$ref": "#"}}).issues
+    assert coerce(deep, None).value is not None
+
+
+def test_pathological_pattern_keys_are_not_matched() -> None:
+    schema = {"type": "object", "patternProperties": {"^(a+)+$": {"type": "integer"}}}
+    key = "a" * 300 + "!"
+    assert value_of({key: "1"}, schema) == {key: "1"}
+
+
+# -- properties ---------------------------------------------------------------------------
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**6), 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from(["true", "False", "42", "3.0", "3.5", "1e3", "null", "a, b", "[1, 2]",
+                       '{"a": 1}', "{'b': True}", '"x"', "x\ny", "", " 7 "])
+    | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(
+        st.sampled_from(["a", "b", "item", "0", "1", "n_1"]), children, max_size=3),
+    max_leaves=8,
+)
+TYPE_NAMES = st.sampled_from(["null", "boolean", "object", "array", "number", "integer", "string"])
+SCHEMAS = st.recursive(
+    st.one_of(
+        st.none(),
+        st.builds(lambda t: {"type": t}, TYPE_NAMES),
+        st.builds(lambda ts: {"type": ts}, st.lists(TYPE_NAMES, min_size=1, max_size=3, unique=True)),
+        st.builds(lambda vs: {"enum": vs}, st.lists(st.sampled_from(["1d", "x", 1, 2, True, None]),
+                                                   min_size=1, max_size=3)),
+        st.just({}),
+    ),
+    lambda inner: st.one_of(
+        st.builds(lambda p, add: {"type": "object", "properties": p, "additionalProperties": add},
+                  st.dictionaries(st.sampled_from(["a", "b", "item"]), inner, max_size=3),
+                  st.sampled_from([True, False, {"type": "integer"}])),
+        st.builds(lambda i: {"type": "array", "items": i}, inner),
+        st.builds(lambda ps: {"prefixItems": ps}, st.lists(inner, max_size=3)),
+        st.builds(lambda bs: {"anyOf": bs}, st.lists(inner, min_size=1, max_size=3)),
+        st.builds(lambda bs: {"allOf": bs}, st.lists(inner, min_size=1, max_size=2)),
+        st.builds(lambda s: {"jsonSchema": s}, inner),
+    ),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=JSON, schema=SCHEMAS)
+def test_never_raises_and_is_idempotent(value: Any, schema: Any) -> None:
+    once = coerce(value, schema).value
+    twice = coerce(once, schema)
+    assert twice.value == once
