@@ -106,18 +106,20 @@ def measure_all(
     for name, text, size, deltas in prepared:
         ours = statistics.median(r[name] for r in rounds)
         floor = statistics.median(floors[name])
-        rows.append({
-            "scenario": name,
-            "chars": len(text),
-            "delta_size": size,
-            "deltas": len(deltas),
-            "us_per_delta": ours * 1e6 / len(deltas),
-            "total_ms": ours * 1e3,
-            "floor_us_per_delta": floor * 1e6 / len(deltas),
-            "x_floor": ours / floor,
-            # the project's reference machine does the floor in ~0.12 us per delta
-            "reference_us_per_delta": ours / floor * 0.12,
-        })
+        rows.append(
+            {
+                "scenario": name,
+                "chars": len(text),
+                "delta_size": size,
+                "deltas": len(deltas),
+                "us_per_delta": ours * 1e6 / len(deltas),
+                "total_ms": ours * 1e3,
+                "floor_us_per_delta": floor * 1e6 / len(deltas),
+                "x_floor": ours / floor,
+                # the project's reference machine does the floor in ~0.12 us per delta
+                "reference_us_per_delta": ours / floor * 0.12,
+            }
+        )
     return rows, rounds
 
 
@@ -139,16 +141,23 @@ def main(argv: list[str] | None = None) -> int:
     run_toolparse(chunks(three_calls_output(), 4))  # warm up: compile regexes, fill caches
     rows, rounds = measure_all(scenarios, repeats)
 
-    print(f"{'scenario':28} {'deltas':>8} {'us/delta':>9} {'total ms':>9} "
-          f"{'floor us':>9} {'x floor':>8} {'ref us':>7}")
+    print(
+        f"{'scenario':28} {'deltas':>8} {'us/delta':>9} {'total ms':>9} "
+        f"{'floor us':>9} {'x floor':>8} {'ref us':>7}"
+    )
     for r in rows:
-        print(f"{r['scenario']:28} {r['deltas']:>8} {r['us_per_delta']:>9.3f} "
-              f"{r['total_ms']:>9.2f} {r['floor_us_per_delta']:>9.3f} {r['x_floor']:>8.1f} "
-              f"{r['reference_us_per_delta']:>7.2f}")
+        print(
+            f"{r['scenario']:28} {r['deltas']:>8} {r['us_per_delta']:>9.3f} "
+            f"{r['total_ms']:>9.2f} {r['floor_us_per_delta']:>9.3f} {r['x_floor']:>8.1f} "
+            f"{r['reference_us_per_delta']:>7.2f}"
+        )
     print("(ref us: x floor times the 0.12 us floor of the project's reference machine)")
     report: dict[str, Any] = {
-        "machine": {"python": sys.version.split()[0], "platform": platform.platform(),
-                    "processor": platform.processor() or platform.machine()},
+        "machine": {
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+        },
         "repeats": repeats,
         "rows": rows,
     }
@@ -159,9 +168,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\ngrowth: 1 MB / 100 KB total time = {ratio:.2f} (linear is ~10, target <= 11)")
     hundred = next(r for r in rows if r["scenario"] == "long-arg 100 KB")
     verdict = "meets" if hundred["reference_us_per_delta"] <= 1.0 else "misses"
-    print(f"100 KB argument, 4-char deltas: {hundred['us_per_delta']:.3f} us/delta here, "
-          f"{hundred['x_floor']:.1f}x the floor, ~{hundred['reference_us_per_delta']:.2f} us "
-          f"on the reference machine ({verdict} the 1 us target)")
+    print(
+        f"100 KB argument, 4-char deltas: {hundred['us_per_delta']:.3f} us/delta here, "
+        f"{hundred['x_floor']:.1f}x the floor, ~{hundred['reference_us_per_delta']:.2f} us "
+        f"on the reference machine ({verdict} the 1 us target)"
+    )
     if args.output:
         Path(args.output).write_text(json.dumps(report, indent=2))
     return 0

@@ -18,7 +18,11 @@ CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool
 def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "toolparse.cli", *args],
-        input=stdin, capture_output=True, text=True, timeout=60, check=False,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
@@ -33,7 +37,10 @@ def test_parse_writes_one_json_event_per_line() -> None:
 def test_parse_reads_stdin_while_the_producer_is_still_writing() -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "toolparse.cli", "parse"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        bufsize=1,
     )
     assert proc.stdin is not None and proc.stdout is not None
     try:

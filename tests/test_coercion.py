@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from support import check_all
+from toolparse import Tool, ToolCall, parse_text
 from toolparse.coercion import coerce
 
 OBJ = {"type": "object"}
@@ -18,6 +21,7 @@ def value_of(value: Any, schema: Any) -> Any:
 
 
 # -- schema reading -----------------------------------------------------------------
+
 
 def test_json_schema_wrapper_is_unwrapped_recursively() -> None:
     schema = {"jsonSchema": {"jsonSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}}
@@ -48,7 +52,9 @@ def test_any_of_takes_the_first_branch_that_accepts() -> None:
     assert value_of("5", nullable_int) == 5
     assert value_of(None, nullable_int) is None
     assert value_of("hello", {"oneOf": [{"type": "integer"}, {"type": "string"}]}) == "hello"
-    assert value_of("[1]", {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}) == [1]
+    assert value_of(
+        "[1]", {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}
+    ) == [1]
 
 
 def test_enum_and_const() -> None:
@@ -58,14 +64,23 @@ def test_enum_and_const() -> None:
 
 
 def test_all_of_is_merged_for_property_lookup() -> None:
-    schema = {"allOf": [{"properties": {"a": {"type": "integer"}}}, {"properties": {"b": {"type": "boolean"}}}]}
+    schema = {
+        "allOf": [{"properties": {"a": {"type": "integer"}}}, {"properties": {"b": {"type": "boolean"}}}]
+    }
     assert value_of({"a": "1", "b": "false"}, schema) == {"a": 1, "b": False}
 
 
 def test_refs_and_defs_as_pydantic_emits_them_cycles_safe() -> None:
     schema = {
-        "$defs": {"Node": {"type": "object", "properties": {
-            "value": {"type": "integer"}, "next": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]}}}},
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {
+                    "value": {"type": "integer"},
+                    "next": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}]},
+                },
+            }
+        },
         "$ref": "#/$defs/Node",
     }
     value = {"value": "1", "next": {"value": "2", "next": None}}
@@ -75,14 +90,22 @@ def test_refs_and_defs_as_pydantic_emits_them_cycles_safe() -> None:
 
 # -- strings --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("text", ["true", "TRUE", "True", " true "])
 def test_boolean_strings(text: str) -> None:
     assert value_of(text, {"type": "boolean"}) is True
-    assert value_of(text.replace("t", "f").replace("T", "F").replace("rue", "alse").replace("RUE", "ALSE"),
-                    {"type": "boolean"}) is False
+    assert (
+        value_of(
+            text.replace("t", "f").replace("T", "F").replace("rue", "alse").replace("RUE", "ALSE"),
+            {"type": "boolean"},
+        )
+        is False
+    )
 
 
-@pytest.mark.parametrize(("text", "expected"), [("42", 42), ("-3.5", -3.5), ("1e3", 1000.0), ("2.5E-1", 0.25)])
+@pytest.mark.parametrize(
+    ("text", "expected"), [("42", 42), ("-3.5", -3.5), ("1e3", 1000.0), ("2.5E-1", 0.25)]
+)
 def test_number_strings(text: str, expected: float) -> None:
     assert value_of(text, {"type": "number"}) == expected
 
@@ -107,6 +130,7 @@ def test_no_schema_parses_json_looking_strings() -> None:
 
 # -- objects and arrays given as strings ---------------------------------------------
 
+
 def test_objects_and_arrays_from_strings() -> None:
     assert value_of('{"a": 1}', OBJ) == {"a": 1}
     assert value_of("{'a': True, 'b': None,}", OBJ) == {"a": True, "b": None}
@@ -118,6 +142,7 @@ def test_objects_and_arrays_from_strings() -> None:
 
 
 # -- objects --------------------------------------------------------------------------
+
 
 def test_object_properties_pattern_and_additional() -> None:
     schema = {
@@ -140,9 +165,13 @@ def test_unknown_properties_kept_unless_forbidden() -> None:
 
 # -- arrays ---------------------------------------------------------------------------
 
+
 def test_prefix_items_when_length_matches_else_items() -> None:
-    schema = {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "boolean"}],
-              "items": {"type": "string"}}
+    schema = {
+        "type": "array",
+        "prefixItems": [{"type": "integer"}, {"type": "boolean"}],
+        "items": {"type": "string"},
+    }
     assert value_of(["1", "true"], schema) == [1, True]
     assert value_of([1, 2, 3], schema) == ["1", "2", "3"]
 
@@ -164,6 +193,7 @@ def test_xml_shapes_and_scalars_to_arrays(value: Any, expected: Any) -> None:
 
 # -- strings wanted ---------------------------------------------------------------------
 
+
 def test_numbers_and_booleans_become_their_json_text() -> None:
     assert value_of(42, {"type": "string"}) == "42"
     assert value_of(True, {"type": "string"}) == "true"
@@ -183,6 +213,7 @@ def test_null_string_only_where_null_is_allowed() -> None:
 
 # -- untrusted input ------------------------------------------------------------------------
 
+
 def test_deep_values_are_bounded_not_a_crash() -> None:
     deep: Any = "x"
     for _ in range(5000):
@@ -200,13 +231,34 @@ def test_pathological_pattern_keys_are_not_matched() -> None:
 # -- properties ---------------------------------------------------------------------------
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-(10**6), 10**6)
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
     | st.floats(allow_nan=False, allow_infinity=False)
-    | st.sampled_from(["true", "False", "42", "3.0", "3.5", "1e3", "null", "a, b", "[1, 2]",
-                       '{"a": 1}', "{'b': True}", '"x"', "x\ny", "", " 7 "])
+    | st.sampled_from(
+        [
+            "true",
+            "False",
+            "42",
+            "3.0",
+            "3.5",
+            "1e3",
+            "null",
+            "a, b",
+            "[1, 2]",
+            '{"a": 1}',
+            "{'b': True}",
+            '"x"',
+            "x\ny",
+            "",
+            " 7 ",
+        ]
+    )
     | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(
-        st.sampled_from(["a", "b", "item", "0", "1", "n_1"]), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "b", "item", "0", "1", "n_1"]), children, max_size=3)
+    ),
     max_leaves=8,
 )
 TYPE_NAMES = st.sampled_from(["null", "boolean", "object", "array", "number", "integer", "string"])
@@ -215,14 +267,18 @@ SCHEMAS = st.recursive(
         st.none(),
         st.builds(lambda t: {"type": t}, TYPE_NAMES),
         st.builds(lambda ts: {"type": ts}, st.lists(TYPE_NAMES, min_size=1, max_size=3, unique=True)),
-        st.builds(lambda vs: {"enum": vs}, st.lists(st.sampled_from(["1d", "x", 1, 2, True, None]),
-                                                   min_size=1, max_size=3)),
+        st.builds(
+            lambda vs: {"enum": vs},
+            st.lists(st.sampled_from(["1d", "x", 1, 2, True, None]), min_size=1, max_size=3),
+        ),
         st.just({}),
     ),
     lambda inner: st.one_of(
-        st.builds(lambda p, add: {"type": "object", "properties": p, "additionalProperties": add},
-                  st.dictionaries(st.sampled_from(["a", "b", "item"]), inner, max_size=3),
-                  st.sampled_from([True, False, {"type": "integer"}])),
+        st.builds(
+            lambda p, add: {"type": "object", "properties": p, "additionalProperties": add},
+            st.dictionaries(st.sampled_from(["a", "b", "item"]), inner, max_size=3),
+            st.sampled_from([True, False, {"type": "integer"}]),
+        ),
         st.builds(lambda i: {"type": "array", "items": i}, inner),
         st.builds(lambda ps: {"prefixItems": ps}, st.lists(inner, max_size=3)),
         st.builds(lambda bs: {"anyOf": bs}, st.lists(inner, min_size=1, max_size=3)),
@@ -239,3 +295,211 @@ def test_never_raises_and_is_idempotent(value: Any, schema: Any) -> None:
     once = coerce(value, schema).value
     twice = coerce(once, schema)
     assert twice.value == once
+
+
+# -- inline, while the stream is parsed ---------------------------------------------------
+
+
+CONFIGURE = {
+    "type": "object",
+    "properties": {
+        "count": {"type": "integer"},
+        "ratio": {"type": "number"},
+        "enabled": {"type": "boolean"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "opts": {"type": "object", "properties": {"depth": {"type": "number"}}},
+        "interval": {"type": "string", "enum": ["1d", "1w"]},
+    },
+}
+
+
+def wrap(grammar: str, arguments_json: str, name: str = "t") -> str:
+    body = f'{{"name": "{name}", "arguments": {arguments_json}}}'
+    return f"<tool_call>{body}</tool_call>" if grammar == "hermes" else f"```tool_call\n{body}\n```"
+
+
+def only_call(events: list[Any]) -> ToolCall:
+    (call,) = [e for e in events if isinstance(e, ToolCall)]
+    return call
+
+
+@pytest.mark.parametrize("grammar", ["hermes", "fenced-json"])
+def test_inline_coercion_in_every_grammar(grammar: str) -> None:
+    text = wrap(
+        grammar,
+        '{"count": "7", "enabled": "false", "tags": "a, b", "opts": {"depth": "3"}, '
+        '"interval": "1 d", "note": "kept"}',
+        "configure",
+    )
+    events = check_all(grammar, text, tools=[{"name": "configure", "parameters": CONFIGURE}])
+    call = only_call(events)
+    assert call.arguments == {
+        "count": 7,
+        "enabled": False,
+        "tags": ["a", "b"],
+        "opts": {"depth": 3},
+        "interval": "1d",
+        "note": "kept",
+    }
+    assert {issue.path for issue in call.issues} == {
+        "$.count",
+        "$.enabled",
+        "$.tags",
+        "$.opts.depth",
+        "$.interval",
+    }
+
+
+def test_string_arguments_stream_and_others_wait_for_their_value() -> None:
+    from toolparse import StreamParser, ToolCallDelta
+
+    parser = StreamParser(
+        "hermes",
+        tools=[
+            {
+                "name": "configure",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"text": {"type": "string"}, "count": {"type": "integer"}},
+                },
+            }
+        ],
+    )
+    parser.feed('<tool_call>{"name": "configure", "arguments": {"text": "hel')
+    (delta,) = parser.feed("lo wor")
+    assert isinstance(delta, ToolCallDelta) and delta.arguments_delta == "lo wor"
+    (delta,) = parser.feed('ld", "count": "4')  # the integer is not out until it closes
+    assert isinstance(delta, ToolCallDelta) and delta.arguments_delta == 'ld","count":'
+    events = parser.feed('2"}}</tool_call>')
+    assert [e.arguments_delta for e in events if isinstance(e, ToolCallDelta)] == ["42}"]
+
+
+def test_coercion_can_be_turned_off() -> None:
+    text = wrap("hermes", '{"count": "7"}', "configure")
+    tools = [{"name": "configure", "parameters": CONFIGURE}]
+    assert parse_text(text, tools=tools).calls[0].arguments == {"count": 7}
+    assert parse_text(text, tools=tools, coerce=False).calls[0].arguments == {"count": "7"}
+    assert parse_text(text).calls[0].arguments == {"count": "7"}  # no tools, no schema
+
+
+def test_arguments_before_the_name_are_coerced_whole() -> None:
+    text = '<tool_call>{"arguments": {"count": "7"}, "name": "configure"}</tool_call>'
+    events = check_all("hermes", text, tools=[{"name": "configure", "parameters": CONFIGURE}])
+    assert only_call(events).arguments == {"count": 7}
+
+
+def test_schema_forbidden_members_are_dropped_as_they_arrive() -> None:
+    case = (
+        next(
+            c
+            for c in __import__("support").load_jsonl("middleware_cases.jsonl")
+            if c["id"] == "hermes-drop-unknown-keys"
+        )
+        if __import__("support").CORPUS.exists()
+        else None
+    )
+    if case is None:
+        pytest.skip("corpus not present")
+    tools = [{"name": t["name"], "parameters": t["schema"]} for t in case["tools"]]
+    events = check_all("hermes", case["input_text"], tools=tools)
+    assert only_call(events).arguments == case["expected_tool_calls"][0]["arguments"]
+
+
+@pytest.mark.parametrize("case_id", ["toolchoice-string-coercion", "morph-typed-coercion"])
+def test_corpus_coercion_cases(case_id: str) -> None:
+    import support
+
+    if not support.CORPUS.exists():
+        pytest.skip("corpus not present")
+    case = next(c for c in support.load_jsonl("middleware_cases.jsonl") if c["id"] == case_id)
+    schema = case["tools"][0]["schema"]
+    expected = case["expected_tool_calls"][0]["arguments"]
+    as_strings = {  # the values as the model wrote them (XML values are all text)
+        "toolchoice-string-coercion": {"count": "7", "enabled": "false", "tags": "a, b"},
+        "morph-typed-coercion": {
+            "count": "42",
+            "ratio": "0.5",
+            "enabled": "true",
+            "tags": ["a", "b"],
+            "opts": {"depth": "3"},
+            "interval": "1 d",
+        },
+    }[case_id]
+    assert coerce(as_strings, schema).value == expected
+    events = check_all(
+        "hermes",
+        wrap("hermes", json.dumps(as_strings), case["tools"][0]["name"]),
+        tools=[{"name": case["tools"][0]["name"], "parameters": schema}],
+    )
+    assert only_call(events).arguments == expected
+
+
+OBJECT_SCHEMAS = st.builds(
+    lambda props, add: {"type": "object", "properties": props, "additionalProperties": add},
+    st.dictionaries(st.sampled_from(["a", "b", "item", "0"]), SCHEMAS, max_size=4),
+    st.sampled_from([True, False, {"type": "integer"}, {"type": "array"}]),
+)
+ARGUMENTS = st.dictionaries(st.sampled_from(["a", "b", "item", "0", "x"]), JSON, max_size=4)
+
+
+@pytest.mark.parametrize("grammar", ["hermes", "fenced-json"])
+@settings(max_examples=200, deadline=None)
+@given(arguments=ARGUMENTS, schema=OBJECT_SCHEMAS, encoded=st.booleans(), data=st.data())
+def test_streamed_coercion_equals_whole_value_coercion(
+    grammar: str, arguments: dict[str, Any], schema: dict[str, Any], encoded: bool, data: st.DataObject
+) -> None:
+    arguments_json = json.dumps(arguments)
+    if encoded:  # arguments given as a JSON-encoded string
+        arguments_json = json.dumps(arguments_json)
+    text = wrap(grammar, arguments_json)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=8)))
+    splits = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    tools = [{"name": "t", "parameters": schema}]
+    events = check_all(grammar, text, [splits], tools=tools)
+    raw_arguments = only_call(parse_text(text, grammar, tools=tools, coerce=False).events).arguments
+    assert only_call(events).arguments == coerce(raw_arguments, schema).value
+
+
+# -- pydantic tools ------------------------------------------------------------------------
+
+
+def test_pydantic_models_as_tools() -> None:
+    from pydantic import BaseModel, Field
+
+    class Weather(BaseModel):
+        """Current weather for a city."""
+
+        city: str
+        days: int = 1
+        unit: str = Field("celsius", pattern="^(celsius|fahrenheit)$")
+
+    tool = Tool.from_model(Weather, name="get_weather")
+    assert tool.description == "Current weather for a city."
+    assert tool.parameters["properties"]["days"]["type"] == "integer"
+    good = parse_text(wrap("hermes", '{"city": "Paris", "days": "3"}', "get_weather"), tools=[tool])
+    call = good.calls[0]
+    assert call.parsed == Weather(city="Paris", days=3, unit="celsius")
+    assert call.validation_error is None
+    bad = parse_text(
+        wrap("hermes", '{"days": "x"}', "get_weather"), tools=[Tool("get_weather", parameters=Weather)]
+    )
+    assert bad.calls[0].parsed is None and "city" in (bad.calls[0].validation_error or "")
+
+
+def test_pydantic_refs_and_defs_are_resolved() -> None:
+    from pydantic import BaseModel
+
+    class Point(BaseModel):
+        x: int
+        y: int
+
+    class Path(BaseModel):
+        points: list[Point]
+        closed: bool = False
+
+    tool = Tool.from_model(Path)
+    assert "$defs" in tool.parameters
+    text = wrap("hermes", '{"points": [{"x": "1", "y": "2"}], "closed": "true"}', "Path")
+    call = parse_text(text, tools=[tool]).calls[0]
+    assert call.arguments == {"points": [{"x": 1, "y": 2}], "closed": True}
+    assert call.parsed == Path(points=[Point(x=1, y=2)], closed=True)

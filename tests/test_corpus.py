@@ -16,12 +16,11 @@ import pytest
 from support import CORPUS, calls_of, check_all, load_jsonl, run, text_of
 from toolparse import ToolCallError
 
-pytestmark = pytest.mark.skipif(
-    not CORPUS.exists(), reason="../shared/corpus/ is not beside this checkout"
-)
+pytestmark = pytest.mark.skipif(not CORPUS.exists(), reason="../shared/corpus/ is not beside this checkout")
 
-REAL = [r for r in load_jsonl("real_outputs.jsonl")
-        if r["format"] in ("hermes", "hermes_variant", "gemma_fenced")]
+REAL = [
+    r for r in load_jsonl("real_outputs.jsonl") if r["format"] in ("hermes", "hermes_variant", "gemma_fenced")
+]
 SPLITS: dict[str, list[list[str]]] = defaultdict(list)
 for _record in load_jsonl("token_splits.jsonl"):
     SPLITS[_record["real_output_id"]].append(_record["deltas"])
@@ -48,10 +47,6 @@ DECISIONS = {
     "hermes-unknown-tool": (
         "corpus policy: with tools declared, an undeclared name is an unknown_tool "
         "error carrying name and arguments (tested below), not a call"
-    ),
-    "hermes-drop-unknown-keys": (
-        "dropping properties that additionalProperties: false forbids is schema "
-        "coercion, which arrives with the coercion issue"
     ),
     "bare-json-recovery-middleware": (
         "a reply that is bare JSON with no wrapper is the forced-tool-choice fast path "

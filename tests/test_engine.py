@@ -33,8 +33,22 @@ def test_text_streams_at_once_holding_only_a_possible_marker() -> None:
 
 
 def test_markers_split_as_tokenizers_split_them() -> None:
-    deltas = ["Sure", " ", "<", "tool", "_call", '>{"', "name", '":"', "f", '","arguments":{"a":1', "}}</",
-              "tool_call", ">", " done"]
+    deltas = [
+        "Sure",
+        " ",
+        "<",
+        "tool",
+        "_call",
+        '>{"',
+        "name",
+        '":"',
+        "f",
+        '","arguments":{"a":1',
+        "}}</",
+        "tool_call",
+        ">",
+        " done",
+    ]
     events = check_all("hermes", "".join(deltas), [deltas])
     assert calls_of(events) == [{"name": "f", "arguments": {"a": 1}}]
     assert text_of(events) == "Sure  done"
@@ -94,8 +108,15 @@ def test_misuse_is_loud() -> None:
 
 
 def test_openai_style_tools_are_accepted() -> None:
-    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {
-        "type": "object", "properties": {"city": {"type": "string"}}}}}]
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+            },
+        }
+    ]
     assert calls_of(run("hermes", [CALL], tools=tools))[0]["name"] == "get_weather"
     events = run("hermes", [CALL], tools=[Tool("other")])
     (error,) = [e for e in events if isinstance(e, ToolCallError)]
@@ -105,8 +126,9 @@ def test_openai_style_tools_are_accepted() -> None:
 def test_too_large_is_an_error_and_the_rest_still_parses() -> None:
     big = '<tool_call>{"name": "w", "arguments": {"text": "' + "x" * 5000 + '"}}</tool_call>'
     text = "before " + big + " middle " + CALL + " after"
-    events = check_all("hermes", text, [[text[i:i + 7] for i in range(0, len(text), 7)]],
-                       max_call_chars=1000)
+    events = check_all(
+        "hermes", text, [[text[i : i + 7] for i in range(0, len(text), 7)]], max_call_chars=1000
+    )
     errors = [e for e in events if isinstance(e, ToolCallError)]
     assert errors and all(e.reason == "too_large" for e in errors)
     assert errors[0].index == 0 and errors[0].name == "w"
@@ -150,7 +172,7 @@ def test_errors_as_text_repeats_the_raw_markup() -> None:
 def test_error_offsets_point_into_the_stream() -> None:
     text = "abc <tool_call>{bad}</tool_call> def <tool_call>{worse"
     for error in parse_text(text).errors:
-        assert text[error.offset:error.offset + len(error.raw)] == error.raw
+        assert text[error.offset : error.offset + len(error.raw)] == error.raw
 
 
 def test_every_started_call_ends_once_even_when_its_block_breaks() -> None:
@@ -169,8 +191,9 @@ def test_lenient_wrappers_are_text_unless_they_hold_a_call() -> None:
 
 
 def test_no_arguments_and_parameters_key() -> None:
-    result = parse_text('<tool_call>{"name": "now"}</tool_call>'
-                        '<tool_call>{"name": "p", "parameters": {"a": 1}}</tool_call>')
+    result = parse_text(
+        '<tool_call>{"name": "now"}</tool_call><tool_call>{"name": "p", "parameters": {"a": 1}}</tool_call>'
+    )
     assert [(c.name, c.arguments) for c in result.calls] == [("now", {}), ("p", {"a": 1})]
 
 

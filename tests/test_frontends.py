@@ -12,7 +12,7 @@ from support import normalize
 from toolparse import ToolCall, parse_iter, parse_stream, parse_text
 
 TEXT = 'Hi <tool_call>{"name": "f", "arguments": {"a": "b"}}</tool_call> bye'
-DELTAS = [TEXT[i:i + 3] for i in range(0, len(TEXT), 3)]
+DELTAS = [TEXT[i : i + 3] for i in range(0, len(TEXT), 3)]
 
 
 class Source:
@@ -71,7 +71,7 @@ async def test_cancellation_propagates_and_closes_the_source(anyio_backend: str)
 
 
 def test_parse_result_views() -> None:
-    result = parse_text(TEXT + ' <tool_call>{oops}</tool_call>')
+    result = parse_text(TEXT + " <tool_call>{oops}</tool_call>")
     assert result.text == "Hi  bye "
     assert [c.name for c in result.calls] == ["f"]
     assert [e.reason for e in result.errors] == ["malformed_json"]

@@ -19,8 +19,9 @@ JSON_VALUES = st.recursive(
     | st.integers(-(10**30), 10**30)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -36,8 +37,7 @@ def rewrite_in_chunks(text: str, cuts: list[int]) -> str:
 
 
 @settings(max_examples=300, deadline=None)
-@given(value=JSON_VALUES, ascii_only=st.booleans(), indent=st.sampled_from([None, 0, 2]),
-       data=st.data())
+@given(value=JSON_VALUES, ascii_only=st.booleans(), indent=st.sampled_from([None, 0, 2]), data=st.data())
 def test_any_json_rewrites_to_canonical_in_any_chunks(
     value: Any, ascii_only: bool, indent: int | None, data: st.DataObject
 ) -> None:
@@ -70,8 +70,10 @@ def test_tolerated_inputs(text: str, expected: Any) -> None:
     assert canonical == canonical_json(expected)
 
 
-@pytest.mark.parametrize("text", ["{invalid}", '{"a" 1}', "[1 2]", '{"a": NaN}', '{"a": 1e999}',
-                                  "{'a': 1", '{"a": tru}', "x" * 5000])
+@pytest.mark.parametrize(
+    "text",
+    ["{invalid}", '{"a" 1}', "[1 2]", '{"a": NaN}', '{"a": 1e999}', "{'a': 1", '{"a": tru}', "x" * 5000],
+)
 def test_rejected_inputs(text: str) -> None:
     assert parse_value(text) is None
 

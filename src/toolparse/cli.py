@@ -64,28 +64,38 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parse.add_argument("source", nargs="?", default="-", help="file to read, or - for stdin")
     _add_common(parse)
-    parse.add_argument("--errors-as-text", action="store_true",
-                       help="also emit the raw markup of failed calls as text")
-    parse.add_argument("--max-call-chars", type=int, default=None,
-                       help="largest call markup kept in memory")
+    parse.add_argument(
+        "--errors-as-text", action="store_true", help="also emit the raw markup of failed calls as text"
+    )
+    parse.add_argument("--max-call-chars", type=int, default=None, help="largest call markup kept in memory")
     parse.add_argument("--seed", type=int, default=None, help="make call ids deterministic")
 
     demo = commands.add_parser(
-        "demo", help="replay a bundled model output in token-sized deltas",
+        "demo",
+        help="replay a bundled model output in token-sized deltas",
         description="Replay a bundled example output in realistic token-sized deltas and show "
         "text and tool calls as they complete.",
     )
     _add_common(demo)
-    demo.add_argument("--delay", type=float, default=0.01,
-                      help="seconds between deltas (default 0.01; 0 for no delay)")
+    demo.add_argument(
+        "--delay", type=float, default=0.01, help="seconds between deltas (default 0.01; 0 for no delay)"
+    )
     return top
 
 
 def _add_common(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--grammar", "-g", default="hermes",
-                         help=f"wire format: {', '.join(grammar_names())} (default hermes)")
-    command.add_argument("--tools", metavar="TOOLS.json", default=None,
-                         help="declared tools: a JSON list (OpenAI style or name/parameters)")
+    command.add_argument(
+        "--grammar",
+        "-g",
+        default="hermes",
+        help=f"wire format: {', '.join(grammar_names())} (default hermes)",
+    )
+    command.add_argument(
+        "--tools",
+        metavar="TOOLS.json",
+        default=None,
+        help="declared tools: a JSON list (OpenAI style or name/parameters)",
+    )
 
 
 def _load_tools(path: str | None) -> list[Any] | None:
@@ -167,8 +177,9 @@ def _demo(args: argparse.Namespace) -> int:
     if args.grammar in ("fenced-json", "gemma"):
         text = text.replace("<tool_call>\n", "```tool_call\n").replace("<tool_call>", "```tool_call\n")
         text = text.replace("\n</tool_call>", "\n```").replace("</tool_call>", "\n```")
-    tool_list = _load_tools(tools) if tools else json.loads(
-        (package / "demo_tools.json").read_text(encoding="utf-8"))
+    tool_list = (
+        _load_tools(tools) if tools else json.loads((package / "demo_tools.json").read_text(encoding="utf-8"))
+    )
     parser = StreamParser(args.grammar, tool_list, seed=0)
     style = _Style(sys.stdout.isatty())
     deltas = demo_deltas(text)

@@ -16,17 +16,45 @@ _NAME = re.compile(r"[A-Za-z0-9_.:\-]{1,128}")
 class Tool:
     """A tool the model may call.
 
-    ``parameters`` is the JSON Schema of the call's arguments (an object schema).
+    ``parameters`` is the JSON Schema of the call's arguments (an object
+    schema), or a pydantic model class: then its JSON schema is used, and each
+    :class:`~toolparse.ToolCall` to this tool carries the validated model
+    instance in ``parsed`` (or the validation failure in ``validation_error``).
     """
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = field(
-        default_factory=lambda: {"type": "object", "properties": {}}
-    )
+    # Always a JSON Schema dict once constructed; typed Any so that passing a
+    # pydantic model class type-checks.
+    parameters: Any = field(default_factory=lambda: {"type": "object", "properties": {}})
+    model: Any = field(default=None, compare=False, repr=False)
+    """The pydantic model class the arguments validate into, if any."""
 
     def __post_init__(self) -> None:
+        if _is_model_class(self.parameters):
+            object.__setattr__(self, "model", self.parameters)
+            object.__setattr__(self, "parameters", _model_schema(self.parameters))
         _check_tool(self.name, self.description, self.parameters)
+
+    @classmethod
+    def from_model(cls, model: Any, *, name: str | None = None, description: str | None = None) -> Tool:
+        """A tool whose arguments are the pydantic model ``model``.
+
+        The name defaults to the model's name, the description to its docstring.
+        """
+        if not _is_model_class(model):
+            raise InvalidToolError(f"{model!r} is not a pydantic model class")
+        doc = (model.__doc__ or "").strip()
+        return cls(name or model.__name__, description if description is not None else doc, model)
+
+    def validate(self, arguments: dict[str, Any]) -> tuple[Any, str | None]:
+        """(model instance, None), or (None, the validation error) for this tool's model."""
+        if self.model is None:
+            return None, None
+        try:
+            return self.model.model_validate(arguments), None
+        except Exception as exc:  # pydantic.ValidationError, or the model's own validator
+            return None, str(exc)
 
     def to_openai(self) -> dict[str, Any]:
         """This tool as an OpenAI Chat Completions ``tools`` entry."""
@@ -41,6 +69,7 @@ class Tool:
 
 
 ToolLike = Tool | Mapping[str, Any]
+"""A :class:`Tool`, or a dict in OpenAI style or with name/description/parameters."""
 
 
 def _check_tool(name: object, description: object, parameters: object) -> None:
@@ -65,6 +94,22 @@ def _check_tool(name: object, description: object, parameters: object) -> None:
         raise InvalidToolError(f"tool {name!r}: 'required' must be a list of property names")
 
 
+def _is_model_class(obj: object) -> bool:
+    return (
+        isinstance(obj, type)
+        and callable(getattr(obj, "model_json_schema", None))
+        and callable(getattr(obj, "model_validate", None))
+    )
+
+
+def _model_schema(model: Any) -> dict[str, Any]:
+    schema = model.model_json_schema()
+    if not isinstance(schema, dict):
+        raise InvalidToolError(f"{model!r} did not give a JSON schema")
+    schema.pop("title", None)
+    return schema
+
+
 def to_tool(spec: ToolLike) -> Tool:
     """Accept a :class:`Tool`, an OpenAI-style ``{"type": "function", "function": {...}}``
     dict, or a plain ``{"name", "description", "parameters"}`` dict."""
@@ -86,7 +131,9 @@ def to_tool(spec: ToolLike) -> Tool:
     if parameters is None:
         parameters = {"type": "object", "properties": {}}
     description = body.get("description") or ""
-    return Tool(name=body["name"], description=description, parameters=dict(parameters))
+    if not _is_model_class(parameters) and isinstance(parameters, Mapping):
+        parameters = dict(parameters)
+    return Tool(name=body["name"], description=description, parameters=parameters)
 
 
 def normalize_tools(tools: Iterable[ToolLike] | None) -> tuple[Tool, ...] | None:

@@ -144,8 +144,7 @@ class _Coercer:
         return value
 
     # -- conversions --------------------------------------------------------------
-    def convert(self, value: Any, kind: str, target: str, schema: Schema, path: str,
-                depth: int) -> Any:
+    def convert(self, value: Any, kind: str, target: str, schema: Schema, path: str, depth: int) -> Any:
         if kind == "string":
             return self.from_string(value, target, schema, path, depth)
         if target == "string" and kind in ("integer", "number", "boolean", "object", "array"):
@@ -214,8 +213,7 @@ class _Coercer:
             if pattern_schema is not None:
                 result[key] = self.run(item, pattern_schema, where, depth + 1)
             elif additional is False:
-                self.report(where, "no such property (additionalProperties is false)", item,
-                            "dropped")
+                self.report(where, "no such property (additionalProperties is false)", item, "dropped")
             elif isinstance(additional, Mapping):
                 result[key] = self.run(item, additional, where, depth + 1)
             else:
@@ -226,12 +224,16 @@ class _Coercer:
         prefix = schema.get("prefixItems")
         items = schema.get("items")
         if isinstance(prefix, list) and len(prefix) == len(value):
-            return [self.run(v, s, f"{path}[{k}]", depth + 1)
-                    for k, (v, s) in enumerate(zip(value, prefix, strict=True))]
+            return [
+                self.run(v, s, f"{path}[{k}]", depth + 1)
+                for k, (v, s) in enumerate(zip(value, prefix, strict=True))
+            ]
         if isinstance(items, list):  # the older tuple form of items
             if len(items) == len(value):
-                return [self.run(v, s, f"{path}[{k}]", depth + 1)
-                        for k, (v, s) in enumerate(zip(value, items, strict=True))]
+                return [
+                    self.run(v, s, f"{path}[{k}]", depth + 1)
+                    for k, (v, s) in enumerate(zip(value, items, strict=True))
+                ]
             return list(value)
         if items is None or items is True:
             return list(value)
@@ -257,6 +259,7 @@ class _Coercer:
 
 
 # -- helpers ------------------------------------------------------------------------
+
 
 def _admits(schema: Schema | None, value: Any, root: Schema | None) -> bool:
     """A shallow check: the value's type is admitted, and so is it by enum/const."""
@@ -341,12 +344,20 @@ def _enum_match(text: str, values: list[Any]) -> Any:
     if stripped in values:
         return stripped
     strings = [v for v in values if isinstance(v, str)]
-    for fold in (lambda s: "".join(s.split()), lambda s: "".join(s.split()).casefold()):
+    for fold in (_no_space, _no_space_no_case):
         target = fold(stripped)
         found = [v for v in strings if fold(v) == target]
         if len(found) == 1:
             return found[0]
     return None
+
+
+def _no_space(text: str) -> str:
+    return "".join(text.split())
+
+
+def _no_space_no_case(text: str) -> str:
+    return "".join(text.split()).casefold()
 
 
 def _pattern_schema(patterns: Mapping[str, Any], key: str) -> Any:

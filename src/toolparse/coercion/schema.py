@@ -81,8 +81,7 @@ def types_of(schema: Schema | None) -> frozenset[str]:
         kinds = {t for t in declared if isinstance(t, str)}
     else:
         kinds = set()
-        if any(k in schema for k in ("properties", "additionalProperties", "patternProperties",
-                                     "required")):
+        if any(k in schema for k in ("properties", "additionalProperties", "patternProperties", "required")):
             kinds.add("object")
         if any(k in schema for k in ("items", "prefixItems")):
             kinds.add("array")

@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from toolparse.coercion.coerce import Issue
+from toolparse.coercion.inline import SchemaTyper
 from toolparse.engine.events import ErrorReason, Event, ToolCall, ToolCallError, ToolCallStart
 from toolparse.engine.markers import MarkerSet
 from toolparse.engine.pieces import Pieces
@@ -44,12 +46,24 @@ class Outcome:
     arguments: dict[str, Any] | None = None
     reason: ErrorReason | None = None  # None for a successful call
     message: str = ""
+    issues: tuple[Issue, ...] = ()
+    parsed: Any = None
+    validation_error: str | None = None
 
     def to_event(self, raw: str, offset: int) -> ToolCall | ToolCallError:
         if self.reason is None:
             assert self.index is not None and self.id is not None and self.name is not None
             assert self.arguments is not None
-            return ToolCall(self.index, self.id, self.name, self.arguments, raw)
+            return ToolCall(
+                self.index,
+                self.id,
+                self.name,
+                self.arguments,
+                raw,
+                self.issues,
+                self.parsed,
+                self.validation_error,
+            )
         return ToolCallError(
             str(self.reason),
             self.message,
@@ -71,20 +85,20 @@ FastPath = tuple[Pieces, int, str]
 class CallContext:
     """What block parsers share within one stream: tools, ids, indices, limits."""
 
-    __slots__ = ("_id_factory", "max_depth", "next_index", "tools")
+    __slots__ = ("_id_factory", "coerce", "max_depth", "next_index", "tools")
 
     def __init__(
         self,
         tools: tuple[Tool, ...] | None,
         *,
         max_depth: int,
+        coerce: bool = True,
         id_factory: IdFactory | None = None,
         seed: int | None = None,
     ) -> None:
-        self.tools: dict[str, Tool] | None = (
-            None if tools is None else {tool.name: tool for tool in tools}
-        )
+        self.tools: dict[str, Tool] | None = None if tools is None else {tool.name: tool for tool in tools}
         self.max_depth = max_depth
+        self.coerce = coerce
         self.next_index = 0
         if id_factory is None:
             if seed is None:
@@ -93,6 +107,12 @@ class CallContext:
                 rng = random.Random(seed)
                 id_factory = lambda _index: f"call_{rng.getrandbits(96):024x}"  # noqa: E731
         self._id_factory = id_factory
+
+    def typer_for(self, name: str | None) -> SchemaTyper | None:
+        """A fresh inline coercer for a call to ``name``, when coercion applies."""
+        if not self.coerce or self.tools is None or name is None or name not in self.tools:
+            return None
+        return SchemaTyper(self.tools[name].parameters, max_depth=self.max_depth)
 
     def is_known(self, name: str) -> bool:
         """With no tools declared, any name is accepted."""

@@ -91,6 +91,12 @@ class ToolCall:
     name: str
     arguments: dict[str, Any]
     raw: str
+    issues: tuple[Any, ...] = ()
+    """What schema coercion changed or could not fix (:class:`toolparse.coercion.Issue`)."""
+    parsed: Any = None
+    """For a tool defined by a pydantic model: the validated model instance."""
+    validation_error: str | None = None
+    """For a tool defined by a pydantic model: why validation failed (then ``parsed`` is None)."""
 
     @property
     def arguments_json(self) -> str:
@@ -105,6 +111,8 @@ class ToolCall:
             "name": self.name,
             "arguments": self.arguments,
             "raw": self.raw,
+            "issues": [str(issue) for issue in self.issues],
+            "validation_error": self.validation_error,
         }
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Final
+from typing import Final, Protocol
 
 from toolparse.engine.events import ErrorReason
 
@@ -40,6 +40,7 @@ _encode_string: Callable[[str], str] = json.encoder.encode_basestring
 _PLAIN_DQ: Final = re.compile(r'[^"\\\x00-\x1f]+')
 _PLAIN_SQ: Final = re.compile(r"[^'\"\\\x00-\x1f]+")
 _WS: Final = frozenset(" \t\r\n")
+_VALUE_STARTS: Final = frozenset("{[\"'-+.0123456789tfnTFN")
 # What may follow the closing quote of a value. '<' is not JSON, but a string
 # followed by a closing tag is a call that lost its braces: ending the string
 # there lets the block end at that tag instead of swallowing what follows.
@@ -94,8 +95,37 @@ class JsonSyntaxError(Exception):
         self.reason = reason
 
 
-RootTarget = Callable[[str], list[str]]
-"""Called with each key of the root object; returns the list that key's value is written to."""
+class ValueTyper(Protocol):
+    """Schema-driven decisions while values stream (see :mod:`toolparse.coercion.inline`).
+
+    The reader calls it at structural points only, never per character:
+    each value's start, each key, each array item, each container's end.
+    """
+
+    def begin_value(self, first: str) -> bool:
+        """A value begins with ``first``; True to receive it whole in :meth:`finish_buffered`."""
+
+    def key(self, key: str) -> bool:
+        """An object key; False to drop that member."""
+
+    def array_item(self) -> None:
+        """The next value is an item of the innermost array."""
+
+    def end_container(self) -> None:
+        """The innermost container that :meth:`begin_value` let stream has closed."""
+
+    def finish_buffered(self, canonical: str) -> str:
+        """The canonical JSON of a value asked for whole; returns what to write instead."""
+
+
+RootTarget = Callable[[str], tuple[list[str], "ValueTyper | None"]]
+"""Called with each key of the root object; returns the list that key's value is
+written to, and the typer for that value (or None)."""
+
+# What a diverted value is for
+_ROUTE = 0  # a root member routed to its own list
+_DISCARD = 1  # a member read and dropped (duplicate key, or one the schema forbids)
+_BUFFER = 2  # a value collected whole, to be coerced when complete
 
 
 class JsonRewriter:
@@ -117,13 +147,15 @@ class JsonRewriter:
         "_key_parts",
         "_keysets",
         "_kinds",
-        "_member_key",
+        "_mute",
         "_on_member_end",
         "_pending",
         "_plain",
         "_quote",
         "_root_keys",
         "_str_target",
+        "_typed",
+        "_typer",
         "max_depth",
         "out",
         "state",
@@ -136,6 +168,7 @@ class JsonRewriter:
         max_depth: int = 64,
         root_keys: RootTarget | None = None,
         on_member_end: Callable[[str], None] | None = None,
+        typer: ValueTyper | None = None,
     ) -> None:
         self.out = out
         self.max_depth = max_depth
@@ -143,10 +176,12 @@ class JsonRewriter:
         self._kinds: list[str] = []  # '{' or '[' per open container
         self._counts: list[int] = []  # members written so far per container
         self._keysets: list[set[str]] = []  # keys seen per container (empty for arrays)
-        self._divert: list[tuple[int, list[str], str | None]] = []
+        self._divert: list[tuple[int, list[str], str | None, int]] = []
+        self._typer = typer
+        self._mute = 0  # >0 while inside a value the typer does not see (buffered or dropped)
+        self._typed: list[bool] = []  # per open container: does the typer have a frame for it
         self._root_keys = root_keys
         self._on_member_end = on_member_end
-        self._member_key = ""
         self._doubled = False
         self._quote = '"'
         self._plain = _PLAIN_DQ
@@ -166,12 +201,7 @@ class JsonRewriter:
         and nothing is pending: printable text free of ``"`` and ``\\`` is then
         plain content that the caller may write to ``target`` itself (the fast
         path of a long streamed string)."""
-        return (
-            self.state == _STRING
-            and self._str_target is target
-            and self._quote == '"'
-            and not self._high
-        )
+        return self.state == _STRING and self._str_target is target and self._quote == '"' and not self._high
 
     def feed(self, text: str, i: int = 0) -> int:
         """Read from ``text[i:]``; return the index after the root value, or ``len(text)``.
@@ -269,6 +299,7 @@ class JsonRewriter:
 
     def _start_value(self, c: str, i: int) -> int:
         kinds = self._kinds
+        typer = self._typer if not self._mute else None
         if kinds and kinds[-1] == "[":
             if c == "]":  # empty array or trailing comma
                 self._close_container("[", i)
@@ -276,16 +307,22 @@ class JsonRewriter:
             if self._counts[-1]:
                 self.out.append(",")
             self._counts[-1] += 1
+            if typer is not None:
+                typer.array_item()
+        if typer is not None and c in _VALUE_STARTS and typer.begin_value(c):
+            self._divert.append((len(kinds), self.out, None, _BUFFER))
+            self.out = []
+            self._mute += 1
+            typer = None
         if c == "{" or c == "[":
             if self._root_keys is not None and not kinds and c != "{":
                 raise JsonSyntaxError("a call must be a JSON object", i)
             if len(kinds) >= self.max_depth:
-                raise JsonSyntaxError(
-                    f"nesting deeper than {self.max_depth}", i, ErrorReason.TOO_DEEP
-                )
+                raise JsonSyntaxError(f"nesting deeper than {self.max_depth}", i, ErrorReason.TOO_DEEP)
             kinds.append(c)
             self._counts.append(0)
             self._keysets.append(set())
+            self._typed.append(typer is not None)
             self.out.append(c)
             self.state = _OBJ_FIRST if c == "{" else _VALUE
             return i + 1
@@ -331,17 +368,28 @@ class JsonRewriter:
         self._kinds.pop()
         self._counts.pop()
         self._keysets.pop()
+        if self._typed.pop():
+            assert self._typer is not None
+            self._typer.end_container()
         self.out.append("}" if kind == "{" else "]")
         self._value_done()
 
     def _value_done(self) -> None:
         depth = len(self._kinds)
         divert = self._divert
-        if divert and divert[-1][0] == depth:
-            _, saved, key = divert.pop()
-            self.out = saved
-            if key is not None and self._on_member_end is not None:
-                self._on_member_end(key)
+        while divert and divert[-1][0] == depth:
+            _, saved, key, purpose = divert.pop()
+            done, self.out = self.out, saved
+            if purpose == _BUFFER:
+                self._mute -= 1
+                assert self._typer is not None
+                saved.append(self._typer.finish_buffered("".join(done)))
+            elif purpose == _DISCARD:
+                self._mute -= 1
+            elif key is not None:  # _ROUTE: a root member is complete
+                self._typer = None
+                if self._on_member_end is not None:
+                    self._on_member_end(key)
         if depth == 0:
             self.state = _EXTRA_CLOSE if self._doubled else _DONE
         else:
@@ -414,9 +462,12 @@ class JsonRewriter:
         key = "".join(self._key_parts)
         keys = self._keysets[-1]
         self.state = _COLON
-        if key in keys:  # a duplicate key: read its value, write it nowhere
-            self._divert.append((len(self._kinds), self.out, None))
+        typer = self._typer if not self._mute else None
+        if key in keys or (typer is not None and not typer.key(json.loads('"' + key + '"'))):
+            # a duplicate key, or a member the schema forbids: read it, write it nowhere
+            self._divert.append((len(self._kinds), self.out, None, _DISCARD))
             self.out = []
+            self._mute += 1
             return
         keys.add(key)
         if self._counts[-1]:
@@ -425,8 +476,8 @@ class JsonRewriter:
         self.out.append('"' + key + '":')
         if self._root_keys is not None and len(self._kinds) == 1:
             decoded: str = json.loads('"' + key + '"')
-            self._divert.append((1, self.out, decoded))
-            self.out = self._root_keys(decoded)
+            self._divert.append((1, self.out, decoded, _ROUTE))
+            self.out, self._typer = self._root_keys(decoded)
 
     # -- scalars ------------------------------------------------------------
 

@@ -69,6 +69,10 @@ class StreamParser:
         rest of its block is passed over in bounded memory.
     ``max_depth``
         Deepest JSON nesting inside a call (default 64): past it, ``too_deep``.
+    ``coerce``
+        Coerce argument values to the declared tool's parameter schema, inline
+        (default True; see :mod:`toolparse.coercion`). False passes values
+        through untouched.
     ``seed`` / ``id_factory``
         Make call ids deterministic: ids drawn from a seeded generator, or
         ``id_factory(index)`` for each call.
@@ -100,6 +104,7 @@ class StreamParser:
         errors_as_text: bool = False,
         max_call_chars: int = DEFAULT_MAX_CALL_CHARS,
         max_depth: int = DEFAULT_MAX_DEPTH,
+        coerce: bool = True,
         seed: int | None = None,
         id_factory: IdFactory | None = None,
     ) -> None:
@@ -109,7 +114,11 @@ class StreamParser:
         if id_factory is not None and not callable(id_factory):
             raise InvalidOptionError("id_factory must be callable: index -> id string")
         self._ctx = CallContext(
-            normalize_tools(tools), max_depth=max_depth, id_factory=id_factory, seed=seed
+            normalize_tools(tools),
+            max_depth=max_depth,
+            coerce=bool(coerce),
+            id_factory=id_factory,
+            seed=seed,
         )
         self._errors_as_text = bool(errors_as_text)
         self._max_call_chars = max_call_chars
@@ -354,8 +363,7 @@ class StreamParser:
         assert blk is not None
         current = blk.overflow()
         current.message = (
-            f"the call's markup passed max_call_chars={self._max_call_chars}; "
-            "the rest of it is passed over"
+            f"the call's markup passed max_call_chars={self._max_call_chars}; the rest of it is passed over"
         )
         current.end = None
         raw = self._raw.text()

@@ -28,9 +28,7 @@ def get_grammar(name: str) -> Grammar:
         raise UnknownGrammarError(f"a grammar name must be a string, not {type(name).__name__}")
     key = _ALIASES.get(name, name)
     if key not in _FACTORIES:
-        raise UnknownGrammarError(
-            f"unknown grammar {name!r}; known grammars: {', '.join(grammar_names())}"
-        )
+        raise UnknownGrammarError(f"unknown grammar {name!r}; known grammars: {', '.join(grammar_names())}")
     grammar = _CACHE.get(key)
     if grammar is None:
         grammar = _CACHE[key] = _FACTORIES[key]()

@@ -18,9 +18,17 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final
 
+from toolparse.coercion.coerce import Issue, coerce
+from toolparse.coercion.inline import SchemaTyper
 from toolparse.engine.block import BlockParser, CallContext, FastPath, Grammar, Outcome
-from toolparse.engine.events import ErrorReason, Event, ToolCallDelta, new_call_delta
-from toolparse.engine.json_stream import JsonRewriter, JsonSyntaxError, parse_value
+from toolparse.engine.events import (
+    ErrorReason,
+    Event,
+    ToolCallDelta,
+    canonical_json,
+    new_call_delta,
+)
+from toolparse.engine.json_stream import JsonRewriter, JsonSyntaxError, ValueTyper, parse_value
 from toolparse.engine.markers import MarkerSet
 from toolparse.engine.pieces import Pieces
 
@@ -97,6 +105,7 @@ class _Call:
         "args_kind",
         "ctx",
         "emitted",
+        "held_issues",
         "id",
         "index",
         "name",
@@ -106,6 +115,7 @@ class _Call:
         "scratch",
         "started",
         "streaming",
+        "typer",
     )
 
     def __init__(self, ctx: CallContext, out: list[Event], name: str | None = None) -> None:
@@ -123,18 +133,21 @@ class _Call:
         self.index: int | None = None
         self.id: str | None = None
         self.problem: str | None = None
+        self.typer: SchemaTyper | None = None  # inline coercion of the arguments
+        self.held_issues: tuple[Issue, ...] = ()
         if name is not None:
             self._named(name)
 
     # JsonRewriter routing -------------------------------------------------
-    def route(self, key: str) -> list[str]:
+    def route(self, key: str) -> tuple[list[str], ValueTyper | None]:
         if key == "name" and self.name is None and self.name_parts is None:
             self.name_parts = []
-            return self.name_parts
+            return self.name_parts, None
         if key in _ARGUMENT_KEYS and self.args_key is None:
             self.args_key = key
-            return self.scratch
-        return []
+            self.typer = self.ctx.typer_for(self.name)
+            return self.scratch, self.typer
+        return [], None
 
     def member_end(self, key: str) -> None:
         if key == "name" and self.name_parts is not None and self.name is None:
@@ -164,10 +177,27 @@ class _Call:
         if self.ctx.is_known(name):
             self.index, self.id = self.ctx.start(name, self.out)
             self.started = True
+            if self.args_key is not None:
+                self._coerce_held(name)
             held = self.args.text()  # arguments that came before the name
             if held:
                 self.out.append(ToolCallDelta(self.index, self.id, held))
             self.flush()
+
+    def _coerce_held(self, name: str) -> None:
+        """The arguments came before the name: coerce them whole, now that the
+        tool (and so the schema) is known."""
+        if self.ctx.typer_for(name) is None:
+            return
+        held = self.args.text() + "".join(self.scratch)
+        if not held.startswith("{"):
+            return
+        assert self.ctx.tools is not None
+        coerced = coerce(json.loads(held), self.ctx.tools[name].parameters, max_depth=self.ctx.max_depth)
+        self.args.clear()
+        self.scratch[:] = [canonical_json(coerced.value)]
+        self.args_kind = "{"
+        self.held_issues = coerced.issues
 
     def _args_kind(self) -> str:
         if not self.args_kind and self.scratch:
@@ -211,7 +241,13 @@ class _Call:
                 reason=ErrorReason.UNKNOWN_TOOL,
                 message=f"no tool named {self.name!r} was declared",
             )
-        return Outcome(end, self.name, self.index, self.id, arguments)
+        issues = tuple(self.typer.issues) if self.typer is not None else self.held_issues
+        outcome = Outcome(end, self.name, self.index, self.id, arguments, issues=issues)
+        assert self.name is not None
+        tool = self.ctx.tools.get(self.name) if self.ctx.tools is not None else None
+        if tool is not None and tool.model is not None:
+            outcome.parsed, outcome.validation_error = tool.validate(arguments)
+        return outcome
 
     def error(self, end: int | None, reason: ErrorReason, message: str) -> Outcome:
         return Outcome(end, self.name, self.index, self.id, reason=reason, message=message)
@@ -339,7 +375,8 @@ class JsonBlock(BlockParser):
             )
         else:  # the body is the arguments object itself
             call.args_key = "arguments"
-            self._reader = JsonRewriter(call.scratch, max_depth=self._ctx.max_depth)
+            call.typer = self._ctx.typer_for(name)
+            self._reader = JsonRewriter(call.scratch, max_depth=self._ctx.max_depth, typer=call.typer)
         self._state = _BODY
 
     def _complete_call(self, end: int) -> None:
@@ -429,8 +466,10 @@ class JsonBlock(BlockParser):
 
     def _end_at(self, end: int) -> None:
         self.end = end
-        if self._opener.lenient and not any(o.name is not None for o in self.outcomes) and (
-            self._error is None or self._error.index is None
+        if (
+            self._opener.lenient
+            and not any(o.name is not None for o in self.outcomes)
+            and (self._error is None or self._error.index is None)
         ):
             # a lenient wrapper (<tools>, <response>, ...) that holds no call is just text
             self.rejected = True
@@ -474,11 +513,7 @@ class JsonBlock(BlockParser):
 
     def overflow(self) -> Outcome:
         call = self._call
-        current = (
-            call.error(None, ErrorReason.TOO_LARGE, "")
-            if call is not None
-            else self._generic_error("")
-        )
+        current = call.error(None, ErrorReason.TOO_LARGE, "") if call is not None else self._generic_error("")
         current.reason = ErrorReason.TOO_LARGE
         self._call = None
         self._reader = None

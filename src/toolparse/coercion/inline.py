@@ -1,0 +1,138 @@
+"""Coercion while a call's arguments stream.
+
+:class:`SchemaTyper` follows the arguments' structure alongside the streaming
+JSON reader (:class:`toolparse.engine.json_stream.JsonRewriter`) and decides,
+for each value as it begins, whether it can stream as it is or must be
+coerced when complete:
+
+* a string whose schema is a plain string (no enum, no union) streams;
+* an object or array whose schema admits it streams, its members decided the
+  same way one by one (a member that ``additionalProperties: false`` forbids
+  is dropped as its key arrives);
+* anything else (a number, a string that may become a number, a union, an
+  enum, an array with ``prefixItems``) is collected whole and coerced when it
+  closes, with exactly the rules of :func:`toolparse.coercion.coerce`.
+
+So the argument deltas are already coerced, they reconcile with the final
+arguments, and streamed coercion equals :func:`coerce` on the whole value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from toolparse.coercion.coerce import Issue, _child_path, _Coercer, _pattern_schema
+from toolparse.coercion.schema import branches, enum_values, merged_all_of, types_of, unwrap
+from toolparse.engine.events import canonical_json
+
+_UNTOUCHED: Final = object()  # below an unknown property: values are kept as they are
+
+
+class _Frame:
+    __slots__ = ("count", "path", "schema")
+
+    def __init__(self, schema: Any, path: str) -> None:
+        self.schema = schema  # resolved schema, None (no schema), or _UNTOUCHED
+        self.path = path
+        self.count = 0
+
+
+class SchemaTyper:
+    """Coerces one call's arguments inline, against the tool's parameters schema."""
+
+    __slots__ = ("_buffered", "_frames", "_next_path", "_next_schema", "issues", "max_depth", "root")
+
+    def __init__(self, schema: Mapping[str, Any], *, max_depth: int = 64) -> None:
+        self.root = schema
+        self.max_depth = max_depth
+        self.issues: list[Issue] = []
+        self._frames: list[_Frame] = []
+        self._next_schema: Any = schema
+        self._next_path = "$"
+        self._buffered: list[tuple[Any, str]] = []
+
+    def begin_value(self, first: str) -> bool:
+        raw, path = self._next_schema, self._next_path
+        container = first in "{["
+        if raw is _UNTOUCHED:
+            if container:
+                self._frames.append(_Frame(_UNTOUCHED, path))
+            return False
+        schema = unwrap(raw, self.root)
+        if schema is None:  # no schema: only strings may change (JSON-looking ones)
+            if container:
+                self._frames.append(_Frame(None, path))
+                return False
+            return self._buffer(raw, path) if first in "\"'" else False
+        schema = merged_all_of(schema, self.root)
+        if branches(schema) is None and enum_values(schema) is None:
+            kinds = types_of(schema)
+            streams = (
+                (first in "\"'" and "string" in kinds)
+                or (first == "{" and "object" in kinds)
+                or (
+                    first == "["
+                    and "array" in kinds
+                    and "prefixItems" not in schema
+                    and not isinstance(schema.get("items"), list)
+                )
+            )
+            if streams:
+                if container:
+                    self._frames.append(_Frame(schema, path))
+                return False
+        return self._buffer(raw, path)
+
+    def _buffer(self, raw: Any, path: str) -> bool:
+        self._buffered.append((raw, path))
+        return True
+
+    def key(self, key: str) -> bool:
+        frame = self._frames[-1]
+        self._next_path = _child_path(frame.path, key)
+        schema = frame.schema
+        if schema is _UNTOUCHED or schema is None:
+            self._next_schema = schema
+            return True
+        properties = schema.get("properties")
+        if isinstance(properties, Mapping) and key in properties:
+            self._next_schema = properties[key]
+            return True
+        patterns = schema.get("patternProperties")
+        found = _pattern_schema(patterns, key) if isinstance(patterns, Mapping) else None
+        if found is not None:
+            self._next_schema = found
+            return True
+        additional = schema.get("additionalProperties")
+        if additional is False:
+            self.issues.append(
+                Issue(
+                    self._next_path, "no such property (additionalProperties is false)", "a value", "dropped"
+                )
+            )
+            return False
+        self._next_schema = additional if isinstance(additional, Mapping) else _UNTOUCHED
+        return True
+
+    def array_item(self) -> None:
+        frame = self._frames[-1]
+        self._next_path = f"{frame.path}[{frame.count}]"
+        frame.count += 1
+        schema = frame.schema
+        if schema is _UNTOUCHED or schema is None:
+            self._next_schema = schema
+            return
+        items = schema.get("items")
+        self._next_schema = _UNTOUCHED if items is None or items is True else items
+
+    def end_container(self) -> None:
+        self._frames.pop()
+
+    def finish_buffered(self, canonical: str) -> str:
+        raw, path = self._buffered.pop()
+        worker = _Coercer(self.root, self.max_depth)
+        value = worker.run(json.loads(canonical), raw, path, len(self._frames))
+        self.issues.extend(worker.issues)
+        return canonical_json(value)
