@@ -11,6 +11,7 @@ nothing.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -361,15 +362,31 @@ def _no_space_no_case(text: str) -> str:
 
 
 def _pattern_schema(patterns: Mapping[str, Any], key: str) -> Any:
+    """The schema of the first ``patternProperties`` pattern the key matches.
+
+    Keys come from the model; a pattern with nested quantifiers (``(a+)+``)
+    could backtrack for ever on a crafted key, so such patterns are not used.
+    """
     if not patterns or len(key) > _MAX_PATTERN_KEY:
         return None
     for pattern, schema in patterns.items():
-        try:
-            if re.search(pattern, key):
-                return schema
-        except re.error:
-            continue
+        compiled = _safe_pattern(pattern)
+        if compiled is not None and compiled.search(key):
+            return schema
     return None
+
+
+_NESTED_QUANTIFIER: Final = re.compile(r"\([^()]*[+*}][^()]*\)\s*[+*{]")
+
+
+@functools.lru_cache(maxsize=256)
+def _safe_pattern(pattern: object) -> re.Pattern[str] | None:
+    if not isinstance(pattern, str) or _NESTED_QUANTIFIER.search(pattern):
+        return None
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None
 
 
 def _child_path(path: str, key: str) -> str:
