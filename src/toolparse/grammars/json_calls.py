@@ -16,21 +16,18 @@ import json
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Final
+from typing import Final
 
-from toolparse.coercion.coerce import Issue, coerce
-from toolparse.coercion.inline import SchemaTyper
+from toolparse.coercion.coerce import coerce
 from toolparse.engine.block import BlockParser, CallContext, FastPath, Grammar, Outcome
+from toolparse.engine.call import CallBuilder
 from toolparse.engine.events import (
     ErrorReason,
     Event,
-    ToolCallDelta,
     canonical_json,
-    new_call_delta,
 )
 from toolparse.engine.json_stream import JsonRewriter, JsonSyntaxError, ValueTyper, parse_value
 from toolparse.engine.markers import MarkerSet
-from toolparse.engine.pieces import Pieces
 
 _ARGUMENT_KEYS: Final = ("arguments", "parameters")
 _WS: Final = frozenset(" \t\r\n")
@@ -96,47 +93,18 @@ _TAG = 4  # inside a tag after a call object
 _SKIP = 5  # after an error: looking for the end of the block
 
 
-class _Call:
-    """One call object being read: routes its root keys, streams its arguments."""
+class _Call(CallBuilder):
+    """One call object being read: routes its root keys to name and arguments."""
 
-    __slots__ = (
-        "args",
-        "args_key",
-        "args_kind",
-        "ctx",
-        "emitted",
-        "held_issues",
-        "id",
-        "index",
-        "name",
-        "name_parts",
-        "out",
-        "problem",
-        "scratch",
-        "started",
-        "streaming",
-        "typer",
-    )
+    __slots__ = ("args_key", "args_kind", "name_parts")
 
     def __init__(self, ctx: CallContext, out: list[Event], name: str | None = None) -> None:
-        self.ctx = ctx
-        self.out = out  # the event list of the feed in progress
-        self.name: str | None = None
+        super().__init__(ctx, out)
         self.name_parts: list[str] | None = None
         self.args_key: str | None = None
         self.args_kind = ""  # first character of the arguments value: '{', '"', ...
-        self.scratch: list[str] = []  # argument pieces not yet emitted
-        self.args = Pieces()  # argument pieces emitted (or held for an unstarted call)
-        self.emitted = 0
-        self.started = False
-        self.streaming = False  # started, and the arguments are an object: deltas flow
-        self.index: int | None = None
-        self.id: str | None = None
-        self.problem: str | None = None
-        self.typer: SchemaTyper | None = None  # inline coercion of the arguments
-        self.held_issues: tuple[Issue, ...] = ()
         if name is not None:
-            self._named(name)
+            self.announce(name)
 
     # JsonRewriter routing -------------------------------------------------
     def route(self, key: str) -> tuple[list[str], ValueTyper | None]:
@@ -154,7 +122,7 @@ class _Call:
             text = "".join(self.name_parts)
             value = json.loads(text)
             if isinstance(value, str) and value:
-                self._named(value)
+                self.announce(value)
             else:
                 self.problem = f"the call's name is not a string: {text[:80]}"
         elif key == self.args_key and self._args_kind() == '"':
@@ -172,85 +140,36 @@ class _Call:
             self.args_kind = "{"
             self.flush()
 
-    def _named(self, name: str) -> None:
-        self.name = name
-        if self.ctx.is_known(name):
-            self.index, self.id = self.ctx.start(name, self.out)
-            self.started = True
-            if self.args_key is not None:
-                self._coerce_held(name)
-            held = self.args.text()  # arguments that came before the name
-            if held:
-                self.out.append(ToolCallDelta(self.index, self.id, held))
-            self.flush()
-
-    def _coerce_held(self, name: str) -> None:
+    def before_first_delta(self) -> None:
         """The arguments came before the name: coerce them whole, now that the
         tool (and so the schema) is known."""
-        if self.ctx.typer_for(name) is None:
+        if self.args_key is None or self.name is None or self.ctx.typer_for(self.name) is None:
             return
         held = self.args.text() + "".join(self.scratch)
         if not held.startswith("{"):
             return
         assert self.ctx.tools is not None
-        coerced = coerce(json.loads(held), self.ctx.tools[name].parameters, max_depth=self.ctx.max_depth)
+        schema = self.ctx.tools[self.name].parameters
+        coerced = coerce(json.loads(held), schema, max_depth=self.ctx.max_depth)
         self.args.clear()
         self.scratch[:] = [canonical_json(coerced.value)]
         self.args_kind = "{"
-        self.held_issues = coerced.issues
+        self.extra_issues = coerced.issues
 
     def _args_kind(self) -> str:
         if not self.args_kind and self.scratch:
             self.args_kind = self.scratch[0][0]
         return self.args_kind
 
-    def flush(self) -> None:
-        """Move argument pieces written so far into one delta event (or hold them)."""
-        scratch = self.scratch
-        if not scratch:
-            return
-        if self._args_kind() == '"':
-            return  # a JSON-encoded string: decoded when complete
-        piece = scratch[0] if len(scratch) == 1 else "".join(scratch)
-        scratch.clear()
-        self.args.append(piece)
-        if self.started:
-            assert self.index is not None and self.id is not None
-            self.streaming = self.args_kind == "{"
-            self.out.append(new_call_delta(self.index, self.id, piece))
+    def holding(self) -> bool:
+        return self._args_kind() == '"'  # a JSON-encoded string: decoded when complete
 
-    # completion -------------------------------------------------------------
     def outcome(self, end: int) -> Outcome:
-        """The call object is complete: a call, or an error saying why not."""
         if self.problem is None and self.name is None:
             self.problem = "the call object has no 'name'"
         if self.problem is None and self.args_key is None:
             self.scratch.append("{}")  # no arguments at all: an empty object
-        self.flush()
-        text = self.args.text()
-        arguments: Any = json.loads(text) if text else None
-        if self.problem is None and not isinstance(arguments, dict):
-            self.problem = f"the arguments are not a JSON object: {text[:80]}"
-        if self.problem is not None:
-            return self.error(end, ErrorReason.INVALID_CALL, self.problem)
-        if not self.started:
-            return Outcome(
-                end,
-                self.name,
-                arguments=arguments,
-                reason=ErrorReason.UNKNOWN_TOOL,
-                message=f"no tool named {self.name!r} was declared",
-            )
-        issues = tuple(self.typer.issues) if self.typer is not None else self.held_issues
-        outcome = Outcome(end, self.name, self.index, self.id, arguments, issues=issues)
-        assert self.name is not None
-        tool = self.ctx.tools.get(self.name) if self.ctx.tools is not None else None
-        if tool is not None and tool.model is not None:
-            outcome.parsed, outcome.validation_error = tool.validate(arguments)
-        return outcome
-
-    def error(self, end: int | None, reason: ErrorReason, message: str) -> Outcome:
-        return Outcome(end, self.name, self.index, self.id, reason=reason, message=message)
+        return super().outcome(end)
 
 
 class JsonBlock(BlockParser):
