@@ -60,9 +60,38 @@ FENCED_FRAGMENTS = [
     '"',
 ]
 
+QWEN3_CODER_FRAGMENTS = [
+    "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+    "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>",
+    "<function=f>\n<parameter=a>x</parameter>\n</function>",
+    "<tool_call>function=f>\n<parameter=a>\n<value>1</value>\n</parameter>\n</function>",
+    "<tool_call>\n<function=w>\n<parameter=c>\n<![CDATA[a < b && </parameter>]]>\n"
+    "</parameter>\n<parameter=p>a&amp;b &#65; &bogus;</parameter>\n</function>\n</tool_call>",
+    '<tool_call>\n<function=f>\n<parameter=a>\none\n<parameter=b>\n{"k": [1, 2]}\n</function>',
+    "<tool_call>\n<function=f>\n<parameter=t>a</parameter><parameter=t>b</parameter></function>",
+    '<tool_call>\n{"name": "h", "arguments": {"x": 1}}\n</tool_call>',
+    "<tool_call>\nsome prose\n",
+    "<tool_call>\n<function=bad name\n</function>\n</tool_call>",
+    "<tool_call>\n<function=f>\n<parameter=a>\nunterminated",
+    "<tool_call>",
+    "</tool_call>",
+    "<function=",
+    "<parameter=x>",
+    "</parameter>",
+    "</function>",
+    "<![CDATA[",
+    "]]>",
+    "&amp;",
+    "&",
+    "<",
+    "\n",
+    "<value>",
+]
+
 GRAMMAR_FRAGMENTS = {
     "hermes": HERMES_FRAGMENTS,
     "fenced-json": FENCED_FRAGMENTS,
+    "qwen3-coder": QWEN3_CODER_FRAGMENTS,
 }
 
 # Whole outputs with known results, per grammar: (text, expected calls)
@@ -77,6 +106,13 @@ EXAMPLES = {
     "fenced-json": [
         (
             'Sure.\n```tool_call\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```\nThanks',
+            [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+        ),
+    ],
+    "qwen3-coder": [
+        (
+            "Checking.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+            "</function>\n</tool_call>\nDone.",
             [{"name": "get_weather", "arguments": {"city": "Paris"}}],
         ),
     ],

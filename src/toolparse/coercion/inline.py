@@ -27,14 +27,73 @@ from toolparse.coercion.coerce import Issue, _child_path, _Coercer, _pattern_sch
 from toolparse.coercion.schema import branches, enum_values, merged_all_of, types_of, unwrap
 from toolparse.engine.events import canonical_json
 
-_UNTOUCHED: Final = object()  # below an unknown property: values are kept as they are
+UNTOUCHED: Final = object()  # below an unknown property: values are kept as they are
+
+
+DROP: Final = object()  # a member that additionalProperties: false forbids
+DROPPED_EXPECTED: Final = "no such property (additionalProperties is false)"
+
+
+def member_schema(schema: Mapping[str, Any], key: str) -> Any:
+    """The schema of member ``key`` of an object schema, as :func:`coerce` looks it
+    up: a property, a matching ``patternProperties`` pattern, the
+    ``additionalProperties`` schema; :data:`DROP` when additional properties are
+    forbidden; otherwise untouched (kept as the model wrote it)."""
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping) and key in properties:
+        return properties[key]
+    patterns = schema.get("patternProperties")
+    found = _pattern_schema(patterns, key) if isinstance(patterns, Mapping) else None
+    if found is not None:
+        return found
+    additional = schema.get("additionalProperties")
+    if additional is False:
+        return DROP
+    return additional if isinstance(additional, Mapping) else UNTOUCHED
+
+
+def text_streams(raw: Any, root: Mapping[str, Any] | None) -> bool:
+    """True when a text value under this schema is a plain string (it can stream):
+    untouched, or a string schema with no enum and no union."""
+    if raw is UNTOUCHED:
+        return True
+    schema = unwrap(raw, root)
+    if schema is None:
+        return False
+    schema = merged_all_of(schema, root)
+    return branches(schema) is None and enum_values(schema) is None and "string" in types_of(schema)
+
+
+def wants_array(raw: Any, root: Mapping[str, Any] | None) -> bool:
+    """True when the schema admits an array (so a repeated member collects into one)."""
+    if raw is UNTOUCHED:
+        return False
+    schema = unwrap(raw, root)
+    if schema is None:
+        return False
+    schema = merged_all_of(schema, root)
+    alternatives = branches(schema)
+    if alternatives is not None:
+        return any(wants_array(b, root) for b in alternatives)
+    return "array" in types_of(schema)
+
+
+def coerce_at(
+    value: Any, raw: Any, root: Mapping[str, Any] | None, path: str, depth: int, max_depth: int = 64
+) -> tuple[Any, list[Issue]]:
+    """:func:`coerce` of one member, with paths and ``$ref`` relative to the tool's schema."""
+    if raw is UNTOUCHED:
+        return value, []
+    worker = _Coercer(root, max_depth)
+    result = worker.run(value, raw, path, depth)
+    return result, worker.issues
 
 
 class _Frame:
     __slots__ = ("count", "path", "schema")
 
     def __init__(self, schema: Any, path: str) -> None:
-        self.schema = schema  # resolved schema, None (no schema), or _UNTOUCHED
+        self.schema = schema  # resolved schema, None (no schema), or UNTOUCHED
         self.path = path
         self.count = 0
 
@@ -56,9 +115,9 @@ class SchemaTyper:
     def begin_value(self, first: str) -> bool:
         raw, path = self._next_schema, self._next_path
         container = first in "{["
-        if raw is _UNTOUCHED:
+        if raw is UNTOUCHED:
             if container:
-                self._frames.append(_Frame(_UNTOUCHED, path))
+                self._frames.append(_Frame(UNTOUCHED, path))
             return False
         schema = unwrap(raw, self.root)
         if schema is None:  # no schema: only strings may change (JSON-looking ones)
@@ -93,27 +152,14 @@ class SchemaTyper:
         frame = self._frames[-1]
         self._next_path = _child_path(frame.path, key)
         schema = frame.schema
-        if schema is _UNTOUCHED or schema is None:
+        if schema is UNTOUCHED or schema is None:
             self._next_schema = schema
             return True
-        properties = schema.get("properties")
-        if isinstance(properties, Mapping) and key in properties:
-            self._next_schema = properties[key]
-            return True
-        patterns = schema.get("patternProperties")
-        found = _pattern_schema(patterns, key) if isinstance(patterns, Mapping) else None
-        if found is not None:
-            self._next_schema = found
-            return True
-        additional = schema.get("additionalProperties")
-        if additional is False:
-            self.issues.append(
-                Issue(
-                    self._next_path, "no such property (additionalProperties is false)", "a value", "dropped"
-                )
-            )
+        found = member_schema(schema, key)
+        if found is DROP:
+            self.issues.append(Issue(self._next_path, DROPPED_EXPECTED, "a value", "dropped"))
             return False
-        self._next_schema = additional if isinstance(additional, Mapping) else _UNTOUCHED
+        self._next_schema = found
         return True
 
     def array_item(self) -> None:
@@ -121,11 +167,11 @@ class SchemaTyper:
         self._next_path = f"{frame.path}[{frame.count}]"
         frame.count += 1
         schema = frame.schema
-        if schema is _UNTOUCHED or schema is None:
+        if schema is UNTOUCHED or schema is None:
             self._next_schema = schema
             return
         items = schema.get("items")
-        self._next_schema = _UNTOUCHED if items is None or items is True else items
+        self._next_schema = UNTOUCHED if items is None or items is True else items
 
     def end_container(self) -> None:
         self._frames.pop()

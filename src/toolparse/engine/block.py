@@ -142,7 +142,7 @@ class BlockParser(ABC):
     block at all (then opener and what followed are text).
     """
 
-    __slots__ = ("cut_checked", "end", "failed_at", "last_end", "outcomes", "rejected")
+    __slots__ = ("cut_checked", "end", "failed_at", "handoff", "last_end", "outcomes", "rejected")
 
     closer: str
     """The marker that properly closes this block (used to bound a broken block)."""
@@ -154,6 +154,9 @@ class BlockParser(ABC):
         self.failed_at = -1  # block position of a syntax error, once there is one
         self.last_end = 0  # block position where the last complete outcome ended
         self.cut_checked = False  # set by the engine once it looked for a closer to cut at
+        # Set when another grammar's parser should read the rest of this block
+        # (block-relative positions carry over unchanged).
+        self.handoff: BlockParser | None = None
 
     @property
     def finished(self) -> bool:

@@ -22,6 +22,8 @@ class ErrorReason(StrEnum):
 
     MALFORMED_JSON = "malformed_json"
     """The call's body is not JSON, even after the documented repairs."""
+    MALFORMED_MARKUP = "malformed_markup"
+    """The call's XML-style markup is broken beyond the documented repairs."""
     INVALID_CALL = "invalid_call"
     """The body is JSON but not a call: no string ``name``, or arguments that are not an object."""
     UNFINISHED_CALL = "unfinished_call"

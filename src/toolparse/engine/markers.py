@@ -61,3 +61,12 @@ class MarkerSet:
         lo = max(start, len(text) - self.max_len + 1)
         m = self._partial.search(text, lo)
         return len(text) if m is None else m.start()
+
+    def match_at(self, text: str, pos: int) -> str | None:
+        """The marker that begins exactly at ``pos``, if any."""
+        m = self._full.match(text, pos)
+        return None if m is None else m.group()
+
+    def prefix_at(self, text: str, pos: int) -> bool:
+        """True when ``text[pos:]`` (reaching the end of ``text``) could still grow into a marker."""
+        return self._partial is not None and self._partial.match(text, pos) is not None

@@ -248,6 +248,9 @@ class StreamParser:
             if j > i:
                 self._raw.append(text[i:j])
             i = j
+            if blk.handoff is not None:
+                self._block = blk.handoff
+                continue
             if blk.failed_at >= 0 and not blk.finished and not blk.cut_checked:
                 self._cut_broken_block(blk, blk.failed_at)
             if blk.finished:

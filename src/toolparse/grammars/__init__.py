@@ -8,10 +8,12 @@ from toolparse.engine.block import Grammar
 from toolparse.errors import UnknownGrammarError
 from toolparse.grammars.fenced import FencedJsonGrammar
 from toolparse.grammars.hermes import HermesGrammar
+from toolparse.grammars.qwen3_coder import Qwen3CoderGrammar
 
 _FACTORIES: dict[str, Callable[[], Grammar]] = {
     "hermes": HermesGrammar,
     "fenced-json": FencedJsonGrammar,
+    "qwen3-coder": Qwen3CoderGrammar,
 }
 _ALIASES = {"gemma": "fenced-json"}
 _CACHE: dict[str, Grammar] = {}

@@ -1,0 +1,161 @@
+"""A call whose arguments arrive as named text members (the XML-family grammars).
+
+Each member's text is decoded by :class:`~toolparse.grammars.xml_values.ValueReader`
+and handed here piece by piece. What happens to it depends on the member's
+schema (from the declared tool):
+
+* a plain string member streams: its text goes out JSON-escaped as it arrives;
+* any other member is collected and coerced when it closes
+  (:func:`~toolparse.coercion.inline.coerce_at`, the rules of ``coerce``);
+* a member whose schema admits an array collects every repetition of it
+  (``<tags>a</tags><tags>b</tags>``) and is written when the call closes;
+* with no tools declared, a member whose text begins with ``{`` or ``[`` is
+  parsed as JSON when it closes; other text streams as a string;
+* with ``coerce=False`` every member is a string, streamed untouched.
+
+A repeated member that does not admit an array keeps its first value.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from toolparse.coercion.coerce import Issue, _child_path, coerce
+from toolparse.coercion.inline import (
+    DROP,
+    DROPPED_EXPECTED,
+    coerce_at,
+    member_schema,
+    text_streams,
+    wants_array,
+)
+from toolparse.engine.block import CallContext
+from toolparse.engine.call import CallBuilder
+from toolparse.engine.events import Event, canonical_json
+
+_encode: Final = json.encoder.encode_basestring
+
+_STREAM = 0  # a string written as it arrives
+_BUFFER = 1  # collected, coerced to its schema when it closes
+_DEFER = 2  # an array member: collected, written when the call closes
+_SNIFF = 3  # no schema: a string, unless its first character opens JSON
+_JSON = 4  # no schema and JSON-looking: parsed when it closes
+_DROP = 5  # read and dropped
+
+
+class MemberCall(CallBuilder):
+    """Builds one call's arguments object from named text members."""
+
+    __slots__ = (
+        "_buffer",
+        "_count",
+        "_deferred",
+        "_issues",
+        "_key",
+        "_keys",
+        "_mode",
+        "_root",
+        "_schema",
+        "_schemaless",
+    )
+
+    def __init__(self, ctx: CallContext, out: list[Event], name: str) -> None:
+        super().__init__(ctx, out)
+        tool = ctx.tools.get(name) if ctx.tools is not None else None
+        self._root: dict[str, Any] | None = tool.parameters if tool is not None and ctx.coerce else None
+        self._schemaless = ctx.tools is None and ctx.coerce  # no tools: JSON-looking text is parsed
+        self._keys: set[str] = set()
+        self._deferred: dict[str, tuple[Any, list[str]]] = {}
+        self._issues: list[Issue] = []
+        self._count = 0
+        self._key = ""
+        self._mode = _DROP
+        self._schema: Any = None
+        self._buffer: list[str] = []
+        self.scratch.append("{")
+        self.announce(name)
+
+    def _write_key(self, key: str) -> None:
+        if self._count:
+            self.scratch.append(",")
+        self._count += 1
+        self.scratch.append(_encode(key) + ":")
+
+    def begin(self, key: str) -> None:
+        """A member named ``key`` begins."""
+        self._key = key
+        self._buffer = []
+        if key in self._deferred:
+            self._mode = _DEFER
+            return
+        if key in self._keys:
+            self._mode = _DROP
+            return
+        if self._root is None:
+            self._mode = _SNIFF if self._schemaless else _STREAM
+            schema: Any = None
+        else:
+            schema = member_schema(self._root, key)
+            if schema is DROP:
+                self._issues.append(Issue(_child_path("$", key), DROPPED_EXPECTED, "a value", "dropped"))
+                self._mode = _DROP
+                return
+            if wants_array(schema, self._root):
+                self._deferred[key] = (schema, [])
+                self._mode = _DEFER
+                return
+            self._mode = _STREAM if text_streams(schema, self._root) else _BUFFER
+        self._schema = schema
+        self._keys.add(key)
+        self._write_key(key)
+        if self._mode == _STREAM:
+            self.scratch.append('"')
+
+    def text(self, piece: str) -> None:
+        """The next decoded text of the current member."""
+        mode = self._mode
+        if mode == _STREAM:
+            self.scratch.append(_encode(piece)[1:-1])
+        elif mode == _SNIFF:
+            self._buffer.append(piece)
+            lead = "".join(self._buffer).lstrip()
+            if lead:
+                if lead[0] in "{[":
+                    self._mode = _JSON
+                else:  # plain text after all: stream what was held, and the rest
+                    self._mode = _STREAM
+                    self.scratch.append('"' + _encode("".join(self._buffer))[1:-1])
+                    self._buffer = []
+        elif mode != _DROP:
+            self._buffer.append(piece)
+
+    def end(self) -> None:
+        """The current member is complete."""
+        mode = self._mode
+        text = "".join(self._buffer)
+        if mode == _STREAM:
+            self.scratch.append('"')
+        elif mode == _SNIFF:
+            self.scratch.append(_encode(text))
+        elif mode == _JSON:
+            self.scratch.append(canonical_json(coerce(text, None).value))
+        elif mode == _BUFFER:
+            value, issues = coerce_at(text, self._schema, self._root, _child_path("$", self._key), 1)
+            self._issues.extend(issues)
+            self.scratch.append(canonical_json(value))
+        elif mode == _DEFER:
+            self._deferred[self._key][1].append(text)
+        self._mode = _DROP
+
+    def close(self) -> None:
+        """The call's markup is complete: write the collected array members, close the object."""
+        for key, (schema, texts) in self._deferred.items():
+            value: Any = texts[0] if len(texts) == 1 else texts
+            coerced, issues = coerce_at(value, schema, self._root, _child_path("$", key), 1)
+            self._issues.extend(issues)
+            self._write_key(key)
+            self.scratch.append(canonical_json(coerced))
+        self._deferred.clear()
+        self.scratch.append("}")
+        self.extra_issues = tuple(self._issues)
