@@ -88,10 +88,65 @@ QWEN3_CODER_FRAGMENTS = [
     "<value>",
 ]
 
+XML_FRAGMENTS = [
+    "<get_weather><city>Paris</city><days>3</days></get_weather>",
+    "<get_weather>\n<city>Seoul</city>\n</get_weather>",
+    "<get_time/>",
+    "<write><path>a.html</path><content><div>R&amp;D &lt; 5</div> if (a < b && c > d)</content></write>",
+    "<write><content><![CDATA[</content> raw]]></content></write>",
+    "<configure><tags>a</tags><tags>b</tags><opts><depth>3</depth></opts><count>7</count></configure>",
+    "<configure><tags><item>x</item><item>y</item></tags></configure>",
+    "<send>just text</send>",
+    "<get_weather><city>Paris<city></get_weather>",
+    "<get_weather><city>unclosed",
+    "<unknown_tool><x>1</x></unknown_tool>",
+    "<!DOCTYPE x [<!ENTITY a 'aaaa'>]>",
+    "&a;",
+    "<get_weather>",
+    "</get_weather>",
+    "<city>",
+    "</city>",
+    "<",
+    "&amp;",
+]
+
+# Tools each grammar's properties run with (the xml grammar opens calls only at declared tools).
+XML_TOOLS = [
+    {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+        },
+    },
+    {"name": "get_time", "parameters": {"type": "object", "properties": {}}},
+    {
+        "name": "write",
+        "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+        },
+    },
+    {
+        "name": "configure",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "opts": {"type": "object", "properties": {"depth": {"type": "integer"}}},
+                "count": {"type": "integer"},
+            },
+        },
+    },
+    {"name": "send", "parameters": {"type": "object", "properties": {"message": {"type": "string"}}}},
+]
+GRAMMAR_TOOLS = {"xml": XML_TOOLS}
+
 GRAMMAR_FRAGMENTS = {
     "hermes": HERMES_FRAGMENTS,
     "fenced-json": FENCED_FRAGMENTS,
     "qwen3-coder": QWEN3_CODER_FRAGMENTS,
+    "xml": XML_FRAGMENTS,
 }
 
 # Whole outputs with known results, per grammar: (text, expected calls)
@@ -106,6 +161,12 @@ EXAMPLES = {
     "fenced-json": [
         (
             'Sure.\n```tool_call\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```\nThanks',
+            [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+        ),
+    ],
+    "xml": [
+        (
+            "Checking. <get_weather><city>Paris</city></get_weather> Done.",
             [{"name": "get_weather", "arguments": {"city": "Paris"}}],
         ),
     ],

@@ -24,8 +24,9 @@ GRAMMAR_OF_FORMAT = {
     "hermes_variant": "hermes",
     "gemma_fenced": "fenced-json",
     "qwen3_coder": "qwen3-coder",
+    "xml_morph": "xml",
 }
-GRAMMAR_OF_PROTOCOL = {"hermes": "hermes", "qwen3coder": "qwen3-coder"}
+GRAMMAR_OF_PROTOCOL = {"hermes": "hermes", "qwen3coder": "qwen3-coder", "morph-xml": "xml"}
 REAL = [r for r in load_jsonl("real_outputs.jsonl") if r["format"] in GRAMMAR_OF_FORMAT]
 SPLITS: dict[str, list[list[str]]] = defaultdict(list)
 for _record in load_jsonl("token_splits.jsonl"):
@@ -86,6 +87,59 @@ RECONSTRUCTED_TOOLS: dict[str, list[dict[str, Any]]] = {
         }
     ],
 }
+_SHELL = {
+    "name": "shell",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "command": {"type": "array", "items": {"type": "string"}},
+            "justification": {"type": "string"},
+            "timeout_ms": {"type": "integer"},
+            "with_escalated_permissions": {"type": "boolean"},
+            "workdir": {"type": "string"},
+        },
+    },
+}
+RECONSTRUCTED_TOOLS.update(
+    {
+        "029-aisdk-xml-shell-stray-close": [_SHELL],
+        "030-aisdk-xml-shell-interleaved": [_SHELL],
+        "031-aisdk-xml-repeated-tags-array": [
+            {
+                "name": "math_toolkit_sum_of_multiples",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "lower_limit": {"type": "integer"},
+                        "upper_limit": {"type": "integer"},
+                        "multiples": {"type": "array", "items": {"type": "integer"}},
+                    },
+                },
+            }
+        ],
+        "032-aisdk-xml-coercion": [
+            {
+                "name": "calc",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "a": {"type": "number"},
+                        "b": {"type": "number"},
+                        "c": {"type": "boolean"},
+                        "d": {"type": "string"},
+                    },
+                },
+            }
+        ],
+        "033-aisdk-xml-body-as-text": [
+            {
+                "name": "send_message",
+                "parameters": {"type": "object", "properties": {"message": {"type": "string"}}},
+            }
+        ],
+        "034-aisdk-xml-unclosed-child": [{"name": "a", "parameters": {"type": "object"}}],
+    }
+)
 RECONSTRUCTED_TOOLS["048-vllm-qwen3coder-typed-params-with-content"] = RECONSTRUCTED_TOOLS[
     "046-vllm-qwen3coder-multiline-json-param"
 ]
@@ -135,6 +189,27 @@ DECISIONS = {
         "the Hermes JSON inside <tool_call> is read (tested below), but 'seat' is kept: "
         "unknown properties are dropped only when additionalProperties is false"
     ),
+    # xml
+    "030-aisdk-xml-shell-interleaved": (
+        "a scalar parameter written twice keeps its first value (it has already streamed "
+        "out), as a duplicate JSON key does; the record expects the last (tested below)"
+    ),
+    "034-aisdk-xml-unclosed-child": (
+        "the tool's schema is a bare {type: object}: with no schema for 'arg', its text "
+        "stays a string (the middleware guesses a number)"
+    ),
+    "fenced-json-recovery-middleware": "bare and ```json payloads are not XML calls (see bare-json-*)",
+    "morph-html-in-string": (
+        "'encoding' is kept: unknown properties are dropped only when additionalProperties "
+        "is false (the string with raw HTML itself is read as expected: tested below)"
+    ),
+    "morph-cdata-string": (
+        "QUIRK in the record: corpus policy unwraps CDATA in string values (tested below)"
+    ),
+    "morph-duplicate-string-tags": (
+        "a repeated string parameter keeps its first value rather than cancelling the call"
+    ),
+    "morph-devstral-line-prefixed": "tool names on their own lines without tags are not read",
     "qwen-prose-only-block": (
         "an opener followed by prose is text in every toolparse grammar (the opener was "
         "mentioned, not used), where the middleware hides it"
@@ -192,7 +267,7 @@ def test_middleware_case(case: dict[str, Any]) -> None:
         from toolparse import ToolCallDelta
 
         deltas = [e.arguments_delta for e in normalize(events) if isinstance(e, ToolCallDelta)]
-        if grammar == "qwen3-coder":  # array members (repeated tags) are written when the call closes
+        if grammar in ("qwen3-coder", "xml"):  # array members (repeated tags) close with the call
             assert [json.loads(d) for d in deltas] == [json.loads("".join(d)) for d in observed]
         else:
             assert deltas == ["".join(d) for d in observed]
@@ -220,3 +295,23 @@ def test_hermes_json_inside_a_qwen3_coder_block() -> None:
     assert {k: v for k, v in call["arguments"].items() if k != "seat"} == case["expected_tool_calls"][0][
         "arguments"
     ]
+
+
+def test_xml_decisions_where_records_differ() -> None:
+    by_id = {c["id"]: c for c in MIDDLEWARE}
+    cdata = by_id["morph-cdata-string"]
+    (call,) = calls_of(check_all("xml", cdata["input_text"], tools=middleware_tools(cdata)))
+    assert call["arguments"]["content"] == "<encoding>not-sibling</encoding>"
+    html = by_id["morph-html-in-string"]
+    (call,) = calls_of(check_all("xml", html["input_text"], tools=middleware_tools(html)))
+    assert call["arguments"]["content"] == "<html><body><h1>Title</h1><p>Para</p></body></html>"
+    dup = by_id["morph-duplicate-string-tags"]
+    (call,) = calls_of(check_all("xml", dup["input_text"], tools=middleware_tools(dup)))
+    assert call["arguments"]["content"] == "part1"
+    record = next(r for r in REAL if r["id"] == "030-aisdk-xml-shell-interleaved")
+    events = check_all(
+        "xml", record["raw_text"], SPLITS[record["id"]], tools=RECONSTRUCTED_TOOLS[record["id"]]
+    )
+    (call,) = calls_of(events)
+    assert call["arguments"]["command"] == ["git", "log", "-10"]
+    assert call["arguments"]["justification"] == "oneline"

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grammar_cases import EXAMPLES, GRAMMAR_FRAGMENTS
+from grammar_cases import EXAMPLES, GRAMMAR_FRAGMENTS, GRAMMAR_TOOLS
 from support import calls_of, check_all, check_reconciliation, covered_text, normalize, run
 from toolparse import parse_iter, parse_stream, parse_text
 
@@ -52,7 +52,7 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 @given(data=st.data())
 def test_conservation_chunking_reconciliation(grammar: str, data: st.DataObject) -> None:
     text, deltas = data.draw(output_and_split(grammar))
-    check_all(grammar, text, [deltas])
+    check_all(grammar, text, [deltas], tools=GRAMMAR_TOOLS.get(grammar))
 
 
 @pytest.mark.parametrize("grammar", GRAMMARS)
@@ -60,8 +60,11 @@ def test_conservation_chunking_reconciliation(grammar: str, data: st.DataObject)
 @given(data=st.data())
 def test_with_tools_and_errors_as_text(grammar: str, data: st.DataObject) -> None:
     text, deltas = data.draw(output_and_split(grammar))
-    tools = [{"name": "get_weather", "parameters": {"type": "object"}}, {"name": "f"}]
-    check_all(grammar, text, [deltas], tools=tools, errors_as_text=True)
+    tools = GRAMMAR_TOOLS.get(grammar) or [
+        {"name": "get_weather", "parameters": {"type": "object"}},
+        {"name": "f"},
+    ]
+    check_all(grammar, text, [deltas], tools=tools, errors_as_text=True, coerce=False)
 
 
 @pytest.mark.parametrize("grammar", GRAMMARS)
@@ -70,7 +73,7 @@ def test_with_tools_and_errors_as_text(grammar: str, data: st.DataObject) -> Non
 def test_every_prefix_then_close(grammar: str, data: st.DataObject) -> None:
     text = data.draw(outputs(grammar))
     for end in range(len(text) + 1):
-        events = run(grammar, [text[:end]])
+        events = run(grammar, [text[:end]], tools=GRAMMAR_TOOLS.get(grammar))
         assert covered_text(events) == text[:end]
         check_reconciliation(events)
 
@@ -80,15 +83,16 @@ def test_every_prefix_then_close(grammar: str, data: st.DataObject) -> None:
 @given(data=st.data())
 def test_front_ends_agree(grammar: str, data: st.DataObject) -> None:
     text, deltas = data.draw(output_and_split(grammar))
-    whole = parse_text(text, grammar, seed=3).events
-    iterated = list(parse_iter(deltas, grammar, seed=3))
+    tools = GRAMMAR_TOOLS.get(grammar)
+    whole = parse_text(text, grammar, tools, seed=3).events
+    iterated = list(parse_iter(deltas, grammar, tools, seed=3))
 
     async def collect() -> list[Any]:
         async def source() -> Any:
             for delta in deltas:
                 yield delta
 
-        return [event async for event in parse_stream(source(), grammar, seed=3)]
+        return [event async for event in parse_stream(source(), grammar, tools, seed=3)]
 
     streamed = anyio.run(collect)
     assert normalize(whole) == normalize(iterated) == normalize(streamed)
@@ -97,5 +101,5 @@ def test_front_ends_agree(grammar: str, data: st.DataObject) -> None:
 @pytest.mark.parametrize("grammar", GRAMMARS)
 def test_examples(grammar: str) -> None:
     for text, expected in EXAMPLES[grammar]:
-        events = check_all(grammar, text)
+        events = check_all(grammar, text, tools=GRAMMAR_TOOLS.get(grammar))
         assert calls_of(events) == expected

@@ -200,6 +200,11 @@ class Grammar(ABC):
     name: str
     openers: MarkerSet
 
+    def bind(self, tools: tuple[Tool, ...] | None) -> Grammar:
+        """This grammar for one stream's declared tools (most grammars do not
+        depend on them; XML opens calls only at declared tools' names)."""
+        return self
+
     @abstractmethod
     def new_block(self, opener: str, ctx: CallContext) -> BlockParser:
         """A parser for the block that ``opener`` (just matched) begins."""

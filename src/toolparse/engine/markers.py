@@ -25,15 +25,16 @@ class MarkerSet:
 
     def __init__(self, markers: Iterable[str]) -> None:
         unique = sorted(set(markers), key=lambda m: (-len(m), m))
-        if not unique or any(not m for m in unique):
-            raise ValueError("a marker set needs at least one non-empty marker")
+        if any(not m for m in unique):
+            raise ValueError("markers must not be empty")
         for a in unique:
             for b in unique:
                 if a != b and b.startswith(a):
                     raise ValueError(f"marker {a!r} is a prefix of {b!r}")
         self.markers: tuple[str, ...] = tuple(unique)
-        self.max_len = len(unique[0])
-        self._full = re.compile("|".join(re.escape(m) for m in unique))
+        self.max_len = len(unique[0]) if unique else 0
+        # with no markers, a pattern that never matches
+        self._full = re.compile("|".join(re.escape(m) for m in unique) if unique else r"(?!)")
         prefixes = {m[:k] for m in unique for k in range(1, len(m))}
         if prefixes:
             ordered = sorted(prefixes, key=lambda p: (-len(p), p))

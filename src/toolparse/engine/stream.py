@@ -108,13 +108,15 @@ class StreamParser:
         seed: int | None = None,
         id_factory: IdFactory | None = None,
     ) -> None:
-        self._grammar = grammar if isinstance(grammar, Grammar) else get_grammar(grammar)
+        declared = normalize_tools(tools)
+        base_grammar = grammar if isinstance(grammar, Grammar) else get_grammar(grammar)
+        self._grammar = base_grammar.bind(declared)
         _check_positive("max_call_chars", max_call_chars)
         _check_positive("max_depth", max_depth)
         if id_factory is not None and not callable(id_factory):
             raise InvalidOptionError("id_factory must be callable: index -> id string")
         self._ctx = CallContext(
-            normalize_tools(tools),
+            declared,
             max_depth=max_depth,
             coerce=bool(coerce),
             id_factory=id_factory,
@@ -128,7 +130,9 @@ class StreamParser:
         self._fast: FastPath | None = None  # see BlockParser.fast_path
         # the one character every opener begins with, if they share one
         first = {m[0] for m in self._grammar.openers.markers}
-        self._grammar_stop = first.pop() if len(first) == 1 else None
+        self._grammar_stop: str | None = first.pop() if len(first) == 1 else None
+        if not first and not self._grammar.openers.markers:
+            self._grammar_stop = "\x00"  # no openers at all: only NUL sends a delta the slow way
         self._text_stop = self._grammar_stop  # set while a plain text delta needs no scan
         self._raw = Pieces()  # the current block's raw text (from _raw_base on)
         self._raw_base = 0
@@ -307,7 +311,7 @@ class StreamParser:
         raw = self._raw.text()
         base = self._raw_base
         end = max(blk.end, base) if blk.end >= 0 else base + len(raw)
-        if blk.rejected:
+        if blk.rejected or not blk.outcomes:  # (a block that made nothing of its markup: text)
             self._emit_text(raw[: end - base], out)
         else:
             self._emit_outcomes(blk.outcomes, raw, base, end, out)

@@ -9,11 +9,13 @@ from toolparse.errors import UnknownGrammarError
 from toolparse.grammars.fenced import FencedJsonGrammar
 from toolparse.grammars.hermes import HermesGrammar
 from toolparse.grammars.qwen3_coder import Qwen3CoderGrammar
+from toolparse.grammars.xml import XmlGrammar
 
 _FACTORIES: dict[str, Callable[[], Grammar]] = {
     "hermes": HermesGrammar,
     "fenced-json": FencedJsonGrammar,
     "qwen3-coder": Qwen3CoderGrammar,
+    "xml": XmlGrammar,
 }
 _ALIASES = {"gemma": "fenced-json"}
 _CACHE: dict[str, Grammar] = {}

@@ -19,6 +19,7 @@ A repeated member that does not admit an array keeps its first value.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Final
 
 from toolparse.coercion.coerce import Issue, _child_path, coerce
@@ -49,6 +50,7 @@ class MemberCall(CallBuilder):
 
     __slots__ = (
         "_buffer",
+        "_convert",
         "_count",
         "_deferred",
         "_issues",
@@ -60,13 +62,20 @@ class MemberCall(CallBuilder):
         "_schemaless",
     )
 
-    def __init__(self, ctx: CallContext, out: list[Event], name: str) -> None:
+    def __init__(
+        self,
+        ctx: CallContext,
+        out: list[Event],
+        name: str,
+        convert: Callable[[str], Any] | None = None,
+    ) -> None:
         super().__init__(ctx, out)
+        self._convert = convert  # collected member text -> value (XML fragments -> dicts)
         tool = ctx.tools.get(name) if ctx.tools is not None else None
         self._root: dict[str, Any] | None = tool.parameters if tool is not None and ctx.coerce else None
         self._schemaless = ctx.tools is None and ctx.coerce  # no tools: JSON-looking text is parsed
         self._keys: set[str] = set()
-        self._deferred: dict[str, tuple[Any, list[str]]] = {}
+        self._deferred: dict[str, tuple[Any, list[Any]]] = {}
         self._issues: list[Issue] = []
         self._count = 0
         self._key = ""
@@ -82,16 +91,16 @@ class MemberCall(CallBuilder):
         self._count += 1
         self.scratch.append(_encode(key) + ":")
 
-    def begin(self, key: str) -> None:
-        """A member named ``key`` begins."""
+    def begin(self, key: str) -> bool:
+        """A member named ``key`` begins; True if its text streams as a string."""
         self._key = key
         self._buffer = []
         if key in self._deferred:
             self._mode = _DEFER
-            return
+            return False
         if key in self._keys:
             self._mode = _DROP
-            return
+            return False
         if self._root is None:
             self._mode = _SNIFF if self._schemaless else _STREAM
             schema: Any = None
@@ -100,17 +109,30 @@ class MemberCall(CallBuilder):
             if schema is DROP:
                 self._issues.append(Issue(_child_path("$", key), DROPPED_EXPECTED, "a value", "dropped"))
                 self._mode = _DROP
-                return
+                return False
             if wants_array(schema, self._root):
                 self._deferred[key] = (schema, [])
                 self._mode = _DEFER
-                return
+                return False
             self._mode = _STREAM if text_streams(schema, self._root) else _BUFFER
         self._schema = schema
         self._keys.add(key)
         self._write_key(key)
         if self._mode == _STREAM:
             self.scratch.append('"')
+        return self._mode in (_STREAM, _SNIFF)
+
+    def has_members(self) -> bool:
+        return self._count > 0 or bool(self._deferred)
+
+    def sole_string_property(self) -> str | None:
+        """The one property of the tool's schema, when it has exactly one and it
+        takes a string (a tool element holding bare text means that property)."""
+        properties = self._root.get("properties") if self._root is not None else None
+        if not isinstance(properties, dict) or len(properties) != 1:
+            return None
+        (name,) = properties
+        return name if text_streams(properties[name], self._root) else None
 
     def text(self, piece: str) -> None:
         """The next decoded text of the current member."""
@@ -141,11 +163,12 @@ class MemberCall(CallBuilder):
         elif mode == _JSON:
             self.scratch.append(canonical_json(coerce(text, None).value))
         elif mode == _BUFFER:
-            value, issues = coerce_at(text, self._schema, self._root, _child_path("$", self._key), 1)
+            raw: Any = self._convert(text) if self._convert is not None else text
+            value, issues = coerce_at(raw, self._schema, self._root, _child_path("$", self._key), 1)
             self._issues.extend(issues)
             self.scratch.append(canonical_json(value))
         elif mode == _DEFER:
-            self._deferred[self._key][1].append(text)
+            self._deferred[self._key][1].append(self._convert(text) if self._convert is not None else text)
         self._mode = _DROP
 
     def close(self) -> None:

@@ -1,0 +1,103 @@
+"""A tolerant reader of small XML fragments, for parameters that are not strings.
+
+``<opts><depth>3</depth></opts>`` becomes ``{"depth": "3"}``; repeated
+children become lists (``<item>x</item><item>y</item>`` -> ``{"item": ["x", "y"]}``,
+which coercion turns into an array where the schema wants one); an element
+with no child elements is its decoded text. Unclosed elements are closed by
+their parent's end, stray closing tags are ignored, and nothing outside the
+five predefined entities and numeric references is ever expanded: a
+``<!DOCTYPE>`` or ``<!ENTITY>`` is plain text, no file or network is touched.
+Nesting deeper than ``max_depth`` is kept as text. Linear in the fragment.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final
+
+from toolparse.grammars.xml_values import _ENTITY, decode_entity
+
+_TAG: Final = re.compile(r"<(/?)([A-Za-z_][A-Za-z0-9_.:\-]{0,127})\s*(/?)>")
+
+
+def decode_text(text: str) -> str:
+    """Decode predefined entities and numeric references; anything else stays."""
+    if "&" not in text:
+        return text
+    return _ENTITY.sub(lambda m: decode_entity(m) or m.group(), text)
+
+
+class _Element:
+    __slots__ = ("children", "name", "text")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.text: list[str] = []
+        self.children: list[tuple[str, Any]] = []
+
+    def value(self) -> Any:
+        if not self.children:
+            return "".join(self.text)
+        result: dict[str, Any] = {}
+        for name, value in self.children:
+            if name in result:
+                existing = result[name]
+                if isinstance(existing, _Repeated):
+                    existing.append(value)
+                else:
+                    result[name] = _Repeated([existing, value])
+            else:
+                result[name] = value
+        return {k: list(v) if isinstance(v, _Repeated) else v for k, v in result.items()}
+
+
+class _Repeated(list[Any]):
+    """Marks a list made of repeated elements (not a value that is itself a list)."""
+
+
+def fragment_value(fragment: str, *, max_depth: int = 64) -> Any:
+    """The value of an XML fragment: its text, or a dict of its child elements."""
+    root = _Element("")
+    stack = [root]
+    i = 0
+    n = len(fragment)
+    while i < n:
+        lt = fragment.find("<", i)
+        if lt < 0:
+            stack[-1].text.append(decode_text(fragment[i:]))
+            break
+        if lt > i:
+            stack[-1].text.append(decode_text(fragment[i:lt]))
+        if fragment.startswith("<![CDATA[", lt):
+            end = fragment.find("]]>", lt + 9)
+            if end < 0:
+                stack[-1].text.append(fragment[lt + 9 :])
+                break
+            stack[-1].text.append(fragment[lt + 9 : end])
+            i = end + 3
+            continue
+        m = _TAG.match(fragment, lt)
+        if m is None:
+            stack[-1].text.append("<")
+            i = lt + 1
+            continue
+        i = m.end()
+        closing, name, self_closing = m.group(1), m.group(2), m.group(3)
+        if closing:
+            if any(e.name == name for e in stack[1:]):
+                while True:
+                    element = stack.pop()
+                    stack[-1].children.append((element.name, element.value()))
+                    if element.name == name:
+                        break
+            continue  # a stray closing tag: ignored
+        if self_closing:
+            stack[-1].children.append((name, ""))
+        elif len(stack) > max_depth:
+            stack[-1].text.append(m.group())
+        else:
+            stack.append(_Element(name))
+    while len(stack) > 1:
+        element = stack.pop()
+        stack[-1].children.append((element.name, element.value()))
+    return root.value()
