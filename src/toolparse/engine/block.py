@@ -78,8 +78,9 @@ class Outcome:
 
 IdFactory = Callable[[int], str]
 
-FastPath = tuple[Pieces, int, str]
-"""(the call's argument pieces, call index, call id) while a plain string streams."""
+FastPath = tuple[Pieces, int, str, str]
+"""(the call's argument pieces, call index, call id, characters that are not plain
+here besides ``"`` and ``\\``) while a plain string streams."""
 
 
 class CallContext:
@@ -173,12 +174,12 @@ class BlockParser(ABC):
     def fast_path(self) -> FastPath | None:
         """Offer the engine a fast path for the next deltas, or None.
 
-        Called after each :meth:`feed`. Inside a long double-quoted string
-        argument, a delta of printable characters with no ``"`` and no ``\\``
-        only needs appending: the engine appends it to the arguments and emits
-        one delta event itself, without calling :meth:`feed`. Any other delta
-        goes through :meth:`feed`, which sees the parser's state exactly as if
-        it had read every character itself.
+        Called after each :meth:`feed`. Inside a long string argument, a delta
+        of printable characters with no ``"``, no ``\\`` and none of the
+        returned extra characters only needs appending: the engine appends it
+        to the arguments and emits one delta event itself, without calling
+        :meth:`feed`. Any other delta goes through :meth:`feed`, which sees the
+        parser's state exactly as if it had read every character itself.
         """
         return None
 

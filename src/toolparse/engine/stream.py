@@ -166,16 +166,17 @@ class StreamParser:
             # inside a long string argument: a plain delta is only appended
             # (see BlockParser.fast_path); anything else takes the full path
             raw = self._raw
+            args, index, call_id, stops = fast
             if (
                 isinstance(delta, str)
                 and delta.isprintable()
                 and '"' not in delta
                 and "\\" not in delta
+                and (not stops or (stops[0] not in delta and stops[-1] not in delta))
                 and raw.length + len(delta) <= self._max_call_chars
             ):
                 if not delta:
                     return []
-                args, index, call_id = fast
                 raw.parts.append(delta)
                 raw.length += len(delta)
                 args.parts.append(delta)

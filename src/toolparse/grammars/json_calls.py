@@ -212,7 +212,7 @@ class JsonBlock(BlockParser):
         assert self._reader is not None and call.index is not None and call.id is not None
         if not self._reader.in_plain_string(call.scratch):
             return None
-        return call.args, call.index, call.id
+        return call.args, call.index, call.id, ""
 
     def feed(self, text: str, start: int, pos: int, out: list[Event]) -> int:
         i = start

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from toolparse.engine.block import BlockParser, CallContext, Grammar, Outcome
+from toolparse.engine.block import BlockParser, CallContext, FastPath, Grammar, Outcome
 from toolparse.engine.events import ErrorReason, Event
 from toolparse.engine.markers import MarkerSet
 from toolparse.grammars.xml_call import MemberCall
@@ -301,6 +301,11 @@ class XmlBlock(BlockParser):
             self.outcomes.append(self._error)
             self._error = None
         self.end = end
+
+    def fast_path(self) -> FastPath | None:
+        if self._state != _STRING or self._reader is None or not self._reader.plain:
+            return None
+        return self._call.fast_path() if self._call is not None else None
 
     def force_end(self, end: int) -> None:
         self._end_at(end)

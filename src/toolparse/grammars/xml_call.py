@@ -31,7 +31,7 @@ from toolparse.coercion.inline import (
     text_streams,
     wants_array,
 )
-from toolparse.engine.block import CallContext
+from toolparse.engine.block import CallContext, FastPath
 from toolparse.engine.call import CallBuilder
 from toolparse.engine.events import Event, canonical_json
 
@@ -121,6 +121,13 @@ class MemberCall(CallBuilder):
         if self._mode == _STREAM:
             self.scratch.append('"')
         return self._mode in (_STREAM, _SNIFF)
+
+    def fast_path(self) -> FastPath | None:
+        """While a string member streams: the engine may append plain text itself."""
+        if self._mode != _STREAM or not self.started or self.scratch:
+            return None
+        assert self.index is not None and self.id is not None
+        return self.args, self.index, self.id, "<&"
 
     def has_members(self) -> bool:
         return self._count > 0 or bool(self._deferred)

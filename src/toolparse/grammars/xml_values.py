@@ -83,6 +83,12 @@ class ValueReader:
     def done(self) -> bool:
         return self._state == _DONE
 
+    @property
+    def plain(self) -> bool:
+        """True in plain text with nothing held back: printable text without ``<``
+        or ``&`` would be emitted exactly as it is (the engine's fast path)."""
+        return self._state == _TEXT and not self._held and not self._newline
+
     def feed(self, text: str, i: int) -> int:
         """Read ``text[i:]``; return the index after the end marker, or ``len(text)``."""
         held = self._held
