@@ -19,6 +19,7 @@ on characters, never on where a delta ended (invariants 2 and 3).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 from toolparse.engine.block import (
@@ -99,7 +100,7 @@ class StreamParser:
     def __init__(
         self,
         grammar: str | Grammar = "hermes",
-        tools: list[ToolLike] | tuple[ToolLike, ...] | None = None,
+        tools: Iterable[ToolLike] | None = None,
         *,
         errors_as_text: bool = False,
         max_call_chars: int = DEFAULT_MAX_CALL_CHARS,
