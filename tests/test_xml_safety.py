@@ -1,0 +1,60 @@
+"""Untrusted XML stays harmless: no entity expansion, no file or network, bounded depth."""
+
+from __future__ import annotations
+
+import pytest
+
+from grammar_cases import XML_TOOLS
+from support import check_all, covered_text, run
+from toolparse import ToolCall
+
+XXE = '<!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>&xxe;'
+LAUGHS = (
+    '<!DOCTYPE lolz [<!ENTITY lol "lol">'
+    + "".join(
+        f'<!ENTITY lol{k} "{("&lol" + str(k - 1) + ";") * 10 if k > 1 else "&lol;" * 10}">'
+        for k in range(1, 10)
+    )
+    + "]>&lol9;"
+)
+
+
+def calls(events: list[object]) -> list[ToolCall]:
+    return [e for e in events if isinstance(e, ToolCall)]
+
+
+@pytest.mark.parametrize("payload", [XXE, LAUGHS])
+@pytest.mark.parametrize("parameter", ["content", "opts"])
+def test_entities_are_never_resolved_in_xml(payload: str, parameter: str) -> None:
+    tool = "write" if parameter == "content" else "configure"
+    text = f"<{tool}><{parameter}>{payload}</{parameter}></{tool}>"
+    events = check_all("xml", text, tools=XML_TOOLS)
+    (call,) = calls(events)
+    rendered = repr(call.arguments)
+    assert "root:" not in rendered  # nothing read from /etc/passwd
+    assert "lollollol" not in rendered  # nothing expanded
+    assert len(rendered) < 2 * len(text)
+
+
+@pytest.mark.parametrize("payload", [XXE, LAUGHS])
+def test_entities_are_never_resolved_in_qwen3_coder(payload: str) -> None:
+    text = f"<tool_call>\n<function=f>\n<parameter=p>\n{payload}\n</parameter>\n</function>\n</tool_call>"
+    (call,) = calls(check_all("qwen3-coder", text))
+    assert call.arguments["p"] == payload  # not an entity we decode: kept as written
+
+
+def test_deep_nesting_is_harmless() -> None:
+    deep = "<a>" * 100_000 + "x" + "</a>" * 100_000
+    text = f"<configure><opts>{deep}</opts></configure>"
+    events = run("xml", [text], tools=XML_TOOLS)
+    assert covered_text(events) == text
+    assert calls(events)  # a call, its deep part kept as text past max_depth
+    json_deep = "<tool_call>\n<function=f>\n<parameter=p>\n" + "[" * 100_000 + "\n</parameter>\n</function>"
+    events = run(
+        "qwen3-coder",
+        [json_deep],
+        tools=[{"name": "f", "parameters": {"type": "object", "properties": {"p": {"type": "array"}}}}],
+    )
+    assert covered_text(events) == json_deep
+    events = run("hermes", ['<tool_call>{"name": "f", "arguments": ' + "{" * 100_000])
+    assert events and covered_text(events).startswith("<tool_call>")
