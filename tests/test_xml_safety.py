@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from grammar_cases import XML_TOOLS
 from support import check_all, covered_text, run
-from toolparse import ToolCall
+from toolparse import Event, ToolCall
 
 XXE = '<!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>&xxe;'
 LAUGHS = (
@@ -19,7 +21,7 @@ LAUGHS = (
 )
 
 
-def calls(events: list[object]) -> list[ToolCall]:
+def calls(events: Sequence[Event]) -> list[ToolCall]:
     return [e for e in events if isinstance(e, ToolCall)]
 
 

@@ -20,7 +20,7 @@ import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolparse.coercion.coerce import Issue
 from toolparse.coercion.inline import SchemaTyper
@@ -28,6 +28,9 @@ from toolparse.engine.events import ErrorReason, Event, ToolCall, ToolCallError,
 from toolparse.engine.markers import MarkerSet
 from toolparse.engine.pieces import Pieces
 from toolparse.tools import Tool
+
+if TYPE_CHECKING:  # grammars import this module: no runtime import back
+    from toolparse.grammars.prompts import PromptFormat
 
 
 @dataclass(slots=True)
@@ -196,10 +199,12 @@ class BlockParser(ABC):
 
 
 class Grammar(ABC):
-    """A wire format: how blocks open, and how to parse one."""
+    """A wire format: how blocks open, how to parse one, and how to prompt for it."""
 
     name: str
     openers: MarkerSet
+    prompt: PromptFormat
+    """The prompt side: system prompt, past calls and tool results in this format."""
 
     def bind(self, tools: tuple[Tool, ...] | None) -> Grammar:
         """This grammar for one stream's declared tools (most grammars do not

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Final
 
 from toolparse.grammars.json_calls import JsonCallsGrammar, Opener, Tag
+from toolparse.grammars.prompts import FencedJsonPrompt
 
 FENCE_OPEN: Final = "```tool_call\n"
 FENCE_CLOSE: Final = "```"
@@ -22,6 +23,7 @@ class FencedJsonGrammar(JsonCallsGrammar):
     """```` ```tool_call ```` fences holding JSON call objects."""
 
     def __init__(self) -> None:
+        self.prompt = FencedJsonPrompt()
         openers = [Opener(FENCE_OPEN, FENCE_CLOSE), Opener("```tool_call\r\n", FENCE_CLOSE)]
         super().__init__("fenced-json", openers, tag_starts="`")
 

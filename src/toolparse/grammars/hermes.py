@@ -20,6 +20,7 @@ import re
 from typing import Final
 
 from toolparse.grammars.json_calls import JsonCallsGrammar, Opener, Tag
+from toolparse.grammars.prompts import HermesPrompt
 
 _PARTIAL_TAG: Final = re.compile(r"</?[A-Za-z0-9_:.\-]{0,64}")
 _FULL_TAG: Final = re.compile(r"</?[A-Za-z0-9_:.\-]{1,64}>")
@@ -34,6 +35,7 @@ class HermesGrammar(JsonCallsGrammar):
     """``<tool_call>`` blocks of JSON call objects."""
 
     def __init__(self) -> None:
+        self.prompt = HermesPrompt()
         openers = [Opener(TOOL_CALL_OPEN, TOOL_CALL_CLOSE)]
         openers += [Opener(f"<{tag}>", f"</{tag}>", lenient=True) for tag in _LENIENT_TAGS]
         openers += [

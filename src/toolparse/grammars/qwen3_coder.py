@@ -27,6 +27,7 @@ from typing import Final
 from toolparse.engine.block import BlockParser, CallContext, FastPath, Grammar, Outcome
 from toolparse.engine.events import ErrorReason, Event
 from toolparse.engine.markers import MarkerSet
+from toolparse.grammars.prompts import Qwen3CoderPrompt
 from toolparse.grammars.xml_call import MemberCall
 from toolparse.grammars.xml_values import ValueReader
 
@@ -60,6 +61,7 @@ class Qwen3CoderGrammar(Grammar):
     """``<tool_call><function=NAME><parameter=P>value</parameter></function></tool_call>``."""
 
     def __init__(self) -> None:
+        self.prompt = Qwen3CoderPrompt()
         self.name = "qwen3-coder"
         self.openers = MarkerSet([TOOL_CALL_OPEN, FUNCTION_OPEN])
 

@@ -25,6 +25,7 @@ from typing import Final
 from toolparse.engine.block import BlockParser, CallContext, FastPath, Grammar, Outcome
 from toolparse.engine.events import ErrorReason, Event
 from toolparse.engine.markers import MarkerSet
+from toolparse.grammars.prompts import XmlPrompt
 from toolparse.grammars.xml_call import MemberCall
 from toolparse.grammars.xml_tree import decode_text, fragment_value
 from toolparse.grammars.xml_values import ValueReader
@@ -44,6 +45,7 @@ class XmlGrammar(Grammar):
     """``<tool_name><param>value</param></tool_name>`` for the declared tools."""
 
     def __init__(self, tool_names: Iterable[str] = ()) -> None:
+        self.prompt = XmlPrompt()
         self.name = "xml"
         names = sorted(set(tool_names))
         self.openers = MarkerSet([m for n in names for m in (f"<{n}>", f"<{n}/>")])

@@ -1,0 +1,180 @@
+"""The prompt side of each wire format: teach a model the format, and write a
+conversation's past calls and tool results back into it.
+
+For models without native tool calling, the tools must be described in the
+system prompt, and earlier turns' calls and results must be sent as text in
+the same format the model is asked to write. Each :class:`PromptFormat`
+renders calls so that its grammar parses them back to the same call (a
+round trip, tested with hypothesis for every grammar).
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from toolparse.tools import Tool
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _openai_tool(tool: Tool) -> dict[str, Any]:
+    return tool.to_openai()
+
+
+def _content_text(content: Any) -> str:
+    return content if isinstance(content, str) else _json(content)
+
+
+class PromptFormat(ABC):
+    """How one wire format is taught to a model and written back into a conversation."""
+
+    @abstractmethod
+    def system_prompt(self, tools: Sequence[Tool]) -> str:
+        """Instructions that describe ``tools`` and how to call them in this format."""
+
+    @abstractmethod
+    def render_call(self, name: str, arguments: Mapping[str, Any]) -> str:
+        """A past call as the model would have written it."""
+
+    @abstractmethod
+    def render_result(self, name: str, content: Any) -> str:
+        """A tool's result, as text for the next user turn."""
+
+
+class HermesPrompt(PromptFormat):
+    """The Hermes / Qwen 2.5 template's wording."""
+
+    def system_prompt(self, tools: Sequence[Tool]) -> str:
+        listed = "\n".join(_json(_openai_tool(t)) for t in tools)
+        return (
+            "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
+            "You are provided with function signatures within <tools></tools> XML tags:\n"
+            f"<tools>\n{listed}\n</tools>\n\n"
+            "For each function call, return a json object with function name and arguments "
+            "within <tool_call></tool_call> XML tags:\n<tool_call>\n"
+            '{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>'
+        )
+
+    def render_call(self, name: str, arguments: Mapping[str, Any]) -> str:
+        return f"<tool_call>\n{_json({'name': name, 'arguments': dict(arguments)})}\n</tool_call>"
+
+    def render_result(self, name: str, content: Any) -> str:
+        return f"<tool_response>\n{_content_text(content)}\n</tool_response>"
+
+
+class FencedJsonPrompt(PromptFormat):
+    """Gemma-style fenced calls."""
+
+    def system_prompt(self, tools: Sequence[Tool]) -> str:
+        listed = _json([_openai_tool(t)["function"] for t in tools])
+        return (
+            "You have access to functions. If you decide to invoke any of the function(s), "
+            "you MUST put it in a code block that starts with ```tool_call and ends with ```, "
+            "one block per call:\n```tool_call\n"
+            '{"name": "function_name", "arguments": {"parameter": "value"}}\n```\n'
+            "You SHOULD NOT include any other text in the response if you call a function.\n"
+            f"Available functions:\n{listed}"
+        )
+
+    def render_call(self, name: str, arguments: Mapping[str, Any]) -> str:
+        return f"```tool_call\n{_json({'name': name, 'arguments': dict(arguments)})}\n```"
+
+    def render_result(self, name: str, content: Any) -> str:
+        return f"```tool_output\n{_content_text(content)}\n```"
+
+
+def _cdata(text: str) -> str:
+    return "<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>") + "]]>"
+
+
+def _text_value(value: Any) -> str:
+    """A parameter value as text that the XML-family value reader reads back exactly."""
+    text = value if isinstance(value, str) else _json(value)
+    if any(c in text for c in "<&") or text.startswith("\n") or text.endswith("\n"):
+        return _cdata(text)
+    return text
+
+
+class Qwen3CoderPrompt(PromptFormat):
+    """The Qwen3-Coder chat template's wording."""
+
+    def system_prompt(self, tools: Sequence[Tool]) -> str:
+        blocks = []
+        for tool in tools:
+            params = []
+            properties = tool.parameters.get("properties") or {}
+            for pname, pschema in properties.items():
+                kind = pschema.get("type", "any") if isinstance(pschema, Mapping) else "any"
+                desc = pschema.get("description", "") if isinstance(pschema, Mapping) else ""
+                params.append(
+                    f"<parameter>\n<name>{pname}</name>\n<type>{kind}</type>\n"
+                    f"<description>{desc}</description>\n</parameter>"
+                )
+            blocks.append(
+                f"<function>\n<name>{tool.name}</name>\n<description>{tool.description}</description>\n"
+                f"<parameters>\n{chr(10).join(params)}\n</parameters>\n</function>"
+            )
+        return (
+            "# Tools\n\nYou have access to the following functions:\n\n<tools>\n"
+            + "\n".join(blocks)
+            + "\n</tools>\n\nIf you choose to call a function ONLY reply in the following format "
+            "with NO suffix:\n\n<tool_call>\n<function=example_function_name>\n"
+            "<parameter=example_parameter_1>\nvalue_1\n</parameter>\n<parameter=example_parameter_2>\n"
+            "This is the value for the second parameter\nthat can span\nmultiple lines\n"
+            "</parameter>\n</function>\n</tool_call>\n\n<IMPORTANT>\nReminder:\n"
+            "- Function calls MUST follow the specified format: an inner <function=...></function> "
+            "block must be nested within <tool_call></tool_call> XML tags\n"
+            "- Required parameters MUST be specified\n</IMPORTANT>"
+        )
+
+    def render_call(self, name: str, arguments: Mapping[str, Any]) -> str:
+        params = "".join(
+            f"<parameter={key}>\n{_text_value(value)}\n</parameter>\n" for key, value in arguments.items()
+        )
+        return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
+
+    def render_result(self, name: str, content: Any) -> str:
+        return f"<tool_response>\n{_content_text(content)}\n</tool_response>"
+
+
+def _xml_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _xml_element(name: str, value: Any) -> str:
+    """An element for a value: objects as nested elements, arrays as <item> children
+    (read back as arrays by coercion's XML-shape rule), scalars as escaped text."""
+    if isinstance(value, Mapping):
+        inner = "".join(_xml_element(k, v) for k, v in value.items())
+    elif isinstance(value, list):
+        inner = "".join(_xml_element("item", item) for item in value)
+    else:
+        text = value if isinstance(value, str) else _json(value)
+        inner = _cdata(text) if text.startswith("\n") or text.endswith("\n") else _xml_escape(text)
+    return f"<{name}>{inner}</{name}>"
+
+
+class XmlPrompt(PromptFormat):
+    """Calls as elements named after the tool, parameters as children."""
+
+    def system_prompt(self, tools: Sequence[Tool]) -> str:
+        listed = "\n".join(_json(_openai_tool(t)["function"]) for t in tools)
+        return (
+            "You can call tools. To call one, write an XML element named after the tool, with "
+            "one child element per parameter:\n<tool_name>\n<parameter_name>value</parameter_name>"
+            "\n</tool_name>\nWrite an array as <item> children; an object as nested elements. "
+            "Escape < and & in values as &lt; and &amp;, or wrap the value in "
+            f"<![CDATA[...]]>.\nAvailable tools (JSON Schema):\n{listed}"
+        )
+
+    def render_call(self, name: str, arguments: Mapping[str, Any]) -> str:
+        inner = "".join(_xml_element(k, v) for k, v in arguments.items())
+        return f"<{name}>{inner}</{name}>"
+
+    def render_result(self, name: str, content: Any) -> str:
+        return f'<tool_result name="{name}">\n{_xml_escape(_content_text(content))}\n</tool_result>'
