@@ -174,12 +174,11 @@ def _demo(args: argparse.Namespace) -> int:
     package = resources.files("toolparse") / "examples"
     text = (package / "demo_hermes.txt").read_text(encoding="utf-8")
     tools = args.tools
-    if args.grammar in ("fenced-json", "gemma"):
-        text = text.replace("<tool_call>\n", "```tool_call\n").replace("<tool_call>", "```tool_call\n")
-        text = text.replace("\n</tool_call>", "\n```").replace("</tool_call>", "\n```")
     tool_list = (
         _load_tools(tools) if tools else json.loads((package / "demo_tools.json").read_text(encoding="utf-8"))
     )
+    if args.grammar != "hermes":
+        text = _in_grammar(text, args.grammar, tool_list)
     parser = StreamParser(args.grammar, tool_list, seed=0)
     style = _Style(sys.stdout.isatty())
     deltas = demo_deltas(text)
@@ -206,6 +205,31 @@ def _demo(args: argparse.Namespace) -> int:
         )
     )
     return 0
+
+
+def _in_grammar(text: str, grammar: str, tools: list[Any] | None) -> str:
+    """The bundled Hermes example rewritten into another format: calls rendered
+    by that grammar's prompt side, broken markup and text kept as they are."""
+    from toolparse.engine.events import ToolCall as Call
+    from toolparse.engine.events import ToolCallError as Error
+    from toolparse.grammars import get_grammar
+
+    render = get_grammar(grammar).prompt.render_call
+    parts = []
+    for event in StreamParser("hermes", tools).feed(text):
+        if isinstance(event, TextDelta):
+            parts.append(event.text)
+        elif isinstance(event, Call):
+            parts.append(render(event.name, event.arguments))
+        elif isinstance(event, Error):  # the example's broken call, broken in this format's way
+            call = render("notify", {"to": "team", "message": "done"})
+            if grammar == "qwen3-coder":
+                parts.append(call.replace("<function=notify>", "<function=notify"))
+            elif grammar == "xml":
+                parts.append(call.replace("</message>", "<message>"))
+            else:
+                parts.append(call.replace("}}", "}", 1))
+    return "".join(parts)
 
 
 class _Style:

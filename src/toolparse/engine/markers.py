@@ -14,6 +14,7 @@ another), so a complete marker can be acted on the moment it is seen.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -43,6 +44,12 @@ class MarkerSet:
             )
         else:
             self._partial = None
+
+    @staticmethod
+    @functools.lru_cache(maxsize=1024)
+    def of(*markers: str) -> MarkerSet:
+        """A shared, cached set (building one compiles two regexes)."""
+        return MarkerSet(markers)
 
     def find(self, text: str, start: int = 0) -> tuple[int, str] | None:
         """The position and text of the first complete marker at or after ``start``."""

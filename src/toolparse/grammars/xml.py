@@ -48,7 +48,7 @@ class XmlGrammar(Grammar):
         self.prompt = XmlPrompt()
         self.name = "xml"
         names = sorted(set(tool_names))
-        self.openers = MarkerSet([m for n in names for m in (f"<{n}>", f"<{n}/>")])
+        self.openers = MarkerSet.of(*[m for n in names for m in (f"<{n}>", f"<{n}/>")])
 
     def bind(self, tools: tuple[Tool, ...] | None) -> Grammar:
         return XmlGrammar(tool.name for tool in tools or ())
@@ -64,7 +64,6 @@ class XmlBlock(BlockParser):
         "_call",
         "_ctx",
         "_depth",
-        "_ends",
         "_error",
         "_key",
         "_raw",
@@ -93,7 +92,6 @@ class XmlBlock(BlockParser):
         self._scan: MarkerSet | None = None
         self._reader: ValueReader | None = None
         self._error: Outcome | None = None
-        self._ends = MarkerSet([self.closer])
         self._call: MemberCall | None = None
 
     # -- feeding -------------------------------------------------------------------
@@ -166,12 +164,12 @@ class XmlBlock(BlockParser):
             key = tag[1:-1]
             self._key = key
             if call.begin(key):
-                self._reader = ValueReader(MarkerSet([f"</{key}>", self.closer, f"<{key}>"]), call.text)
+                self._reader = ValueReader(MarkerSet.of(f"</{key}>", self.closer, f"<{key}>"), call.text)
                 self._state = _STRING
             else:
                 self._raw = []
                 self._depth = 0
-                self._scan = MarkerSet({f"<{key}>", f"</{key}>", self.closer, _CDATA})
+                self._scan = MarkerSet.of(f"<{key}>", f"</{key}>", self.closer, _CDATA)
                 self._state = _RAW
 
     def _string_end(self, end: str | None, pos: int) -> None:

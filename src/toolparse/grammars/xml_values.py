@@ -70,7 +70,7 @@ class ValueReader:
 
     def __init__(self, ends: MarkerSet, emit: Callable[[str], None]) -> None:
         self._ends = ends
-        self._specials = MarkerSet({*ends.markers, _CDATA, _WRAP_CLOSE})
+        self._specials = MarkerSet.of(*sorted({*ends.markers, _CDATA, _WRAP_CLOSE}))
         self._emit = emit
         self._state = _START
         self._held = ""  # characters that may begin a marker or an entity
