@@ -96,7 +96,7 @@ def test_invalid_tool_schema_is_rejected(tmp_path: Path) -> None:
     assert result.returncode == 2 and "not valid JSON" in result.stderr
 
 
-@pytest.mark.parametrize("grammar", ["hermes", "fenced-json"])
+@pytest.mark.parametrize("grammar", ["hermes", "fenced-json", "qwen3-coder", "xml"])
 def test_demo_runs(grammar: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--delay", "0", "--grammar", grammar]) == 0
     out = capsys.readouterr().out
