@@ -60,3 +60,34 @@ def test_deep_nesting_is_harmless() -> None:
     assert covered_text(events) == json_deep
     events = run("hermes", ['<tool_call>{"name": "f", "arguments": ' + "{" * 100_000])
     assert events and covered_text(events).startswith("<tool_call>")
+
+
+# -- the two fragment readers agree -------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from toolparse.grammars.xml_tree import _REFUSED, strict_value, tolerant_value  # noqa: E402
+
+LEAF = st.text(st.characters(codec="utf-8", exclude_categories=["Cs", "Cc"]), max_size=8)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+FRAGMENTS = st.recursive(
+    LEAF.map(_escape) | LEAF.filter(lambda t: "]]>" not in t).map(lambda t: f"<![CDATA[{t}]]>"),
+    lambda inner: st.lists(
+        st.tuples(st.sampled_from(["a", "b", "item", "c_1"]), inner), min_size=1, max_size=3
+    ).map(lambda kids: "".join(f"<{name}>{body}</{name}>" for name, body in kids)),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(fragment=FRAGMENTS)
+def test_lxml_and_the_tolerant_reader_agree_on_well_formed_fragments(fragment: str) -> None:
+    strict = strict_value(fragment)
+    if strict is not _REFUSED:
+        assert strict == tolerant_value(fragment)

@@ -56,7 +56,86 @@ class _Repeated(list[Any]):
 
 
 def fragment_value(fragment: str, *, max_depth: int = 64) -> Any:
-    """The value of an XML fragment: its text, or a dict of its child elements."""
+    """The value of an XML fragment: its text, or a dict of its child elements.
+
+    A well-formed fragment is parsed by lxml (in C), configured to load no DTD,
+    resolve no entity beyond the predefined ones, fetch nothing and refuse huge
+    trees; anything lxml refuses, or reads differently from the rules above
+    (comments, processing instructions, attributes, namespaces, undefined
+    entities, depth past ``max_depth``), goes to the tolerant reader. Both give
+    the same value wherever both apply (a hypothesis property in the tests).
+    """
+    strict = strict_value(fragment, max_depth=max_depth)
+    return strict if strict is not _REFUSED else tolerant_value(fragment, max_depth=max_depth)
+
+
+_REFUSED: Final = object()
+
+
+def _lxml_parser() -> Any:
+    try:
+        from lxml import etree
+    except ImportError:  # lxml is optional: the tolerant reader does everything
+        return None
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_blank_text=False,
+        recover=False,
+    )
+
+
+_PARSER: Final = _lxml_parser()
+
+
+def strict_value(fragment: str, *, max_depth: int = 64) -> Any:
+    """The fragment's value through lxml, or ``_REFUSED``."""
+    # lxml would read these differently (comments, PIs, DTDs; '\r' is normalised)
+    if _PARSER is None or any(mark in fragment for mark in ("<!--", "<?", "<!D", "<!E", "\r")):
+        return _REFUSED
+    from lxml import etree
+
+    try:
+        root = etree.fromstring(f"<r>{fragment}</r>".encode(), _PARSER)
+    except (etree.XMLSyntaxError, ValueError):
+        return _REFUSED
+    try:
+        return _element_value(root, max_depth, 0)
+    except _Refused:
+        return _REFUSED
+
+
+class _Refused(Exception):
+    pass
+
+
+def _element_value(element: Any, max_depth: int, depth: int) -> Any:
+    children = list(element)
+    if element.attrib or depth > max_depth:
+        raise _Refused
+    if not children:
+        return element.text or ""
+    result: dict[str, Any] = {}
+    for child in children:
+        if not isinstance(child.tag, str) or ":" in child.tag or "{" in child.tag:
+            raise _Refused  # an entity reference node, or a namespaced name
+        value = _element_value(child, max_depth, depth + 1)
+        if child.tag in result:
+            existing = result[child.tag]
+            if isinstance(existing, _Repeated):
+                existing.append(value)
+            else:
+                result[child.tag] = _Repeated([existing, value])
+        else:
+            result[child.tag] = value
+    return {k: list(v) if isinstance(v, _Repeated) else v for k, v in result.items()}
+
+
+def tolerant_value(fragment: str, *, max_depth: int = 64) -> Any:
+    """The fragment's value through the tolerant reader (never fails)."""
     root = _Element("")
     stack = [root]
     i = 0
