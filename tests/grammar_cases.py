@@ -70,6 +70,11 @@ QWEN3_CODER_FRAGMENTS = [
     '<tool_call>\n<function=f>\n<parameter=a>\none\n<parameter=b>\n{"k": [1, 2]}\n</function>',
     "<tool_call>\n<function=f>\n<parameter=t>a</parameter><parameter=t>b</parameter></function>",
     '<tool_call>\n{"name": "h", "arguments": {"x": 1}}\n</tool_call>',
+    "<tool_call>\n<function>send</function>\n<parameter>to</parameter>\nAnn\n<parameter>body</parameter>\n"
+    "hi <b>\n</function>\n</tool_call>",
+    "<tool_call>\n<function=w>\n<path>\na.py\n</path>\n<content>x = 1 < 2\n</content>\n</function>",
+    "<function>",
+    "<parameter>",
     "<tool_call>\nsome prose\n",
     "<tool_call>\n<function=bad name\n</function>\n</tool_call>",
     "<tool_call>\n<function=f>\n<parameter=a>\nunterminated",

@@ -172,19 +172,10 @@ DECISIONS = {
     ),
     "bare-json-multi-newline-middleware": "see bare-json-recovery-middleware",
     # qwen3-coder
-    "011-aisdk-qwen3coder-live-schema_property_tags_output": (
-        "parameters written as bare schema-property tags (<path>...</path>) inside "
-        "<function=...>: not read by the qwen3-coder grammar yet (the xml grammar's shape)"
+    "013-aisdk-qwen3coder-live-bare_name_output": (
+        "a bare tool name after <tool_call> (no <function=...>) closed by </write_file>: not read"
     ),
-    "013-aisdk-qwen3coder-live-bare_name_output": "bare tool name and property tags: see 011",
-    "014-aisdk-qwen3coder-live-name_as_text_output": (
-        "<function>NAME</function> with nameless <parameter>KEY</parameter> VALUE pairs: not read yet"
-    ),
-    "qwen-schema-property-tags": "see 011",
-    "qwen-bare-name": "see 013",
-    "qwen-name-as-text": "see 014",
-    "qwen-nameless-params": "nameless <parameter>KEY</parameter> VALUE pairs: see 014",
-    "qwen-deepseek-name-then-value": "nameless <parameter>KEY</parameter> VALUE pairs: see 014",
+    "qwen-bare-name": "see 013-aisdk-qwen3coder-live-bare_name_output",
     "qwen-lfm2-hermes-json": (
         "the Hermes JSON inside <tool_call> is read (tested below), but 'seat' is kept: "
         "unknown properties are dropped only when additionalProperties is false"

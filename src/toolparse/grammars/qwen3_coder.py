@@ -42,9 +42,18 @@ _NAME_CHAR: Final = re.compile(r"[A-Za-z0-9_.:\-]")
 _MAX_NAME = 128
 _WS: Final = frozenset(" \t\r\n")
 
+NAMELESS_FUNCTION: Final = "<function>"  # <function>NAME</function>, then the parameters
+NAMELESS_PARAMETER: Final = "<parameter>"  # <parameter>KEY</parameter> VALUE
+
 _VALUE_ENDS: Final = MarkerSet([PARAMETER_CLOSE, PARAMETER_OPEN, FUNCTION_CLOSE, TOOL_CALL_CLOSE])
-_LEAD_TAGS: Final = MarkerSet([FUNCTION_OPEN, "function="])
-_BODY_TAGS: Final = MarkerSet([PARAMETER_OPEN, FUNCTION_CLOSE, TOOL_CALL_CLOSE])
+_NAMELESS_VALUE_ENDS: Final = MarkerSet(
+    [PARAMETER_CLOSE, PARAMETER_OPEN, NAMELESS_PARAMETER, FUNCTION_CLOSE, TOOL_CALL_CLOSE]
+)
+_LEAD_TAGS: Final = MarkerSet([FUNCTION_OPEN, "function=", NAMELESS_FUNCTION])
+_BODY_TAGS: Final = MarkerSet([PARAMETER_OPEN, NAMELESS_PARAMETER, FUNCTION_CLOSE, TOOL_CALL_CLOSE])
+# <path>...</path>: a parameter written as a bare tag named after it
+_PROPERTY_TAG_SO_FAR: Final = re.compile(r"<[A-Za-z_][A-Za-z0-9_.\-]{0,63}")
+_MAX_TEXT_NAME = 256
 _AFTER_TAGS: Final = MarkerSet([TOOL_CALL_CLOSE, FUNCTION_OPEN, TOOL_CALL_OPEN])
 
 # states
@@ -55,6 +64,8 @@ _PNAME = 3  # reading a parameter name, up to '>'
 _VALUE = 4  # reading a parameter value
 _AFTER = 5  # after </function>
 _SKIP = 6  # after an error: looking for </tool_call>
+_TEXT_NAME = 7  # <function>NAME</function>: reading NAME
+_TEXT_KEY = 8  # <parameter>KEY</parameter>: reading KEY
 
 
 class Qwen3CoderGrammar(Grammar):
@@ -118,6 +129,8 @@ class Qwen3Block(BlockParser):
             c = text[i]
             if st in (_NAME, _PNAME):
                 i = self._name_char(c, i, base, out)
+            elif st in (_TEXT_NAME, _TEXT_KEY):
+                i = self._text_name_char(c, i, base, out)
             elif st == _SKIP:
                 i = self._skip_char(c, i, base)
             elif not self._tag and c in _WS:
@@ -144,17 +157,27 @@ class Qwen3Block(BlockParser):
         tag = self._tag + c
         tags = self._tags()
         found = tags.match_at(tag, 0)
-        if found is None and tags.prefix_at(tag, 0):
+        st = self._state
+        if found is None and (
+            tags.prefix_at(tag, 0) or (st == _BODY and _PROPERTY_TAG_SO_FAR.fullmatch(tag))
+        ):
             self._tag = tag
             return i + 1
         self._tag = ""
         if found is None:
+            if st == _BODY and c == ">" and _PROPERTY_TAG_SO_FAR.fullmatch(tag[:-1]):
+                key = tag[1:-1]
+                self._begin_value(key, MarkerSet.of(f"</{key}>", FUNCTION_CLOSE, TOOL_CALL_CLOSE))
+                return i + 1
             return self._unexpected(tag, i, base)
-        st = self._state
         if found in (FUNCTION_OPEN, "function="):
             self._state = _NAME
+        elif found == NAMELESS_FUNCTION:
+            self._state = _TEXT_NAME
         elif found == PARAMETER_OPEN:
             self._state = _PNAME
+        elif found == NAMELESS_PARAMETER:
+            self._state = _TEXT_KEY
         elif found == FUNCTION_CLOSE:
             self._function_end(base + i + 1)
         elif found == TOOL_CALL_CLOSE:
@@ -184,7 +207,7 @@ class Qwen3Block(BlockParser):
                 self._call = MemberCall(self._ctx, out, name)
                 self._state = _BODY
             else:
-                self._begin_value(name, out)
+                self._begin_value(name, _VALUE_ENDS)
             return i + 1
         if _NAME_CHAR.match(c) and len(self._tag) < _MAX_NAME:
             self._tag += c
@@ -196,11 +219,34 @@ class Qwen3Block(BlockParser):
         self._fail(f"the {what} name is not closed by '>' (found {c!r})", base + i)
         return i
 
-    def _begin_value(self, name: str, out: list[Event]) -> None:
+    def _text_name_char(self, c: str, i: int, base: int, out: list[Event]) -> int:
+        """Read a name written as element text, up to its closing tag."""
+        closing = FUNCTION_CLOSE if self._state == _TEXT_NAME else PARAMETER_CLOSE
+        tag = self._tag + c
+        if tag.endswith(closing):
+            self._tag = ""
+            name = tag[: -len(closing)].strip()
+            if not name or not all(_NAME_CHAR.match(ch) for ch in name):
+                self._fail(f"{name!r} is not a name", base + i)
+                return i + 1
+            if self._state == _TEXT_NAME:
+                self._name = name
+                self._call = MemberCall(self._ctx, out, name)
+                self._state = _BODY
+            else:
+                self._begin_value(name, _NAMELESS_VALUE_ENDS)
+            return i + 1
+        if len(tag) > _MAX_TEXT_NAME:
+            self._fail("a name written as text runs on without its closing tag", base + i)
+            return i
+        self._tag = tag
+        return i + 1
+
+    def _begin_value(self, name: str, ends: MarkerSet) -> None:
         call = self._call
         assert call is not None
         call.begin(name)
-        self._reader = ValueReader(_VALUE_ENDS, call.text)
+        self._reader = ValueReader(ends, call.text)
         self._state = _VALUE
 
     def _value_end(self, end: str | None, pos: int) -> None:
@@ -208,15 +254,17 @@ class Qwen3Block(BlockParser):
         assert call is not None
         call.end()
         self._reader = None
-        if end == PARAMETER_CLOSE:
-            self._state = _BODY
-        elif end == PARAMETER_OPEN:
+        if end == PARAMETER_OPEN:
             self._state = _PNAME
+        elif end == NAMELESS_PARAMETER:
+            self._state = _TEXT_KEY
         elif end == FUNCTION_CLOSE:
             self._function_end(pos)
-        else:  # </tool_call>: </function> missing
+        elif end == TOOL_CALL_CLOSE:  # </function> missing
             self._function_end(pos)
             self._end_at(pos)
+        else:  # </parameter>, or a property tag's own closing tag
+            self._state = _BODY
 
     def _function_end(self, pos: int) -> None:
         call = self._call
@@ -285,7 +333,7 @@ class Qwen3Block(BlockParser):
         elif st == _NAME and self._call is None and not self._wrapped and not self.outcomes:
             self.rejected = True
             return
-        elif st in (_NAME, _BODY, _PNAME, _VALUE, _LEAD):
+        elif st in (_NAME, _BODY, _PNAME, _VALUE, _LEAD, _TEXT_NAME, _TEXT_KEY):
             call = self._call
             if call is not None:
                 call.out = out
