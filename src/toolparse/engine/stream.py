@@ -20,7 +20,7 @@ on characters, never on where a delta ended (invariants 2 and 3).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import Any, Final
 
 from toolparse.engine.block import (
     BlockParser,
@@ -34,12 +34,18 @@ from toolparse.engine.events import (
     ErrorReason,
     Event,
     TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolCallError,
+    ToolCallStart,
     new_call_delta,
     new_text_delta,
 )
 from toolparse.engine.pieces import Pieces
 from toolparse.errors import InvalidOptionError, StreamClosedError
 from toolparse.grammars import get_grammar
+from toolparse.grammars.json_calls import ForcedJsonGrammar
+from toolparse.grammars.text_only import TextOnlyGrammar
 from toolparse.tools import ToolLike, normalize_tools
 
 DEFAULT_MAX_CALL_CHARS: Final = 4 * 1024 * 1024
@@ -74,6 +80,17 @@ class StreamParser:
         Coerce argument values to the declared tool's parameter schema, inline
         (default True; see :mod:`toolparse.coercion`). False passes values
         through untouched.
+    ``tool_choice``
+        ``"auto"`` (default behaviour), ``"none"`` (no calls are read: all text),
+        ``"required"`` or :class:`~toolparse.fastpath.ForceTool` (the forced fast
+        path: the whole output is one bare JSON ``{"name", "arguments"}``; it
+        streams as a call, and anything else is a ``ToolCallError``). Validated
+        against ``tools`` first (:class:`~toolparse.fastpath.InvalidRequestError`).
+    ``collapse``
+        With a forced choice: emit only the final ``ToolCall``, no start or deltas.
+    ``unknown_on_error``
+        With a forced choice: output that is not a call becomes a call named
+        ``unknown`` with ``{}`` arguments, as the AI SDK middleware does.
     ``seed`` / ``id_factory``
         Make call ids deterministic: ids drawn from a seeded generator, or
         ``id_factory(index)`` for each call.
@@ -83,6 +100,7 @@ class StreamParser:
         "_block",
         "_carry",
         "_closed",
+        "_collapse",
         "_ctx",
         "_errors_as_text",
         "_fast",
@@ -95,6 +113,7 @@ class StreamParser:
         "_raw_base",
         "_refeed_until",
         "_text_stop",
+        "_unknown_on_error",
     )
 
     def __init__(
@@ -106,12 +125,29 @@ class StreamParser:
         max_call_chars: int = DEFAULT_MAX_CALL_CHARS,
         max_depth: int = DEFAULT_MAX_DEPTH,
         coerce: bool = True,
+        tool_choice: Any = None,
+        collapse: bool = False,
+        unknown_on_error: bool = False,
         seed: int | None = None,
         id_factory: IdFactory | None = None,
     ) -> None:
-        declared = normalize_tools(tools)
         base_grammar = grammar if isinstance(grammar, Grammar) else get_grammar(grammar)
+        choice = None
+        if tool_choice is not None:
+            from toolparse.fastpath.choice import function_tools, validate
+
+            read, choice = validate(tools, tool_choice)
+            declared = tuple(function_tools(read)) or None
+        else:
+            declared = normalize_tools(tools)
+        forced = choice == "required" or (choice is not None and choice != "auto" and choice != "none")
+        if forced:
+            base_grammar = ForcedJsonGrammar()
+        elif choice == "none":
+            base_grammar = TextOnlyGrammar()
         self._grammar = base_grammar.bind(declared)
+        self._collapse = bool(collapse) and forced
+        self._unknown_on_error = bool(unknown_on_error) and forced
         _check_positive("max_call_chars", max_call_chars)
         _check_positive("max_depth", max_depth)
         if id_factory is not None and not callable(id_factory):
@@ -140,6 +176,9 @@ class StreamParser:
         self._offset = 0  # stream position of the first character not yet in an event
         self._closed = False
         self._refeed_until = 0  # stream position up to which input is being read again
+        if forced:  # the whole output is one block: the forced JSON answer
+            self._block = self._grammar.new_block("", self._ctx)
+            self._text_stop = None
 
     @property
     def grammar(self) -> Grammar:
@@ -202,6 +241,8 @@ class StreamParser:
         out: list[Event] = []
         if delta:
             self._run(delta, out)
+            if self._collapse:
+                out = self._collapsed(out)
             blk = self._block
             if self._carry:
                 pass
@@ -234,7 +275,27 @@ class StreamParser:
         if self._held:
             self._emit_text(self._held, out)
             self._held = ""
-        return out
+        if self._unknown_on_error:
+            out = self._errors_as_unknown_calls(out)
+        return self._collapsed(out) if self._collapse else out
+
+    def _collapsed(self, events: list[Event]) -> list[Event]:
+        """``collapse``: only the final ToolCall (and errors) of a forced answer."""
+        return [e for e in events if not isinstance(e, (ToolCallStart, ToolCallDelta))]
+
+    def _errors_as_unknown_calls(self, events: list[Event]) -> list[Event]:
+        """``unknown_on_error`` (the AI SDK middleware's behaviour): a forced answer
+        that is not a call becomes a call named ``unknown`` with ``{}`` arguments.
+        An error for a call already announced stays an error."""
+        result: list[Event] = []
+        for event in events:
+            if isinstance(event, ToolCallError) and event.index is None:
+                index, call_id = self._ctx.start("unknown", result)
+                result.append(ToolCallDelta(index, call_id, "{}"))
+                result.append(ToolCall(index, call_id, "unknown", {}, event.raw))
+            else:
+                result.append(event)
+        return result
 
     # -- the two modes ------------------------------------------------------------
 
@@ -332,7 +393,7 @@ class StreamParser:
         """
         blk.cut_checked = True
         start = self._offset
-        if self._raw_base or start < self._refeed_until:
+        if self._raw_base or start < self._refeed_until or not blk.closer:
             return
         raw = self._raw.text()
         at = raw.find(blk.closer, max(blk.last_end, 1), before)

@@ -69,7 +69,7 @@ class JsonCallsGrammar(Grammar):
         self.opener_specs = {o.marker: o for o in openers}
         self.openers = MarkerSet(self.opener_specs)
         self.tag_starts = frozenset(tag_starts)
-        self.tag_start_re = re.compile("[" + re.escape(tag_starts) + "]")
+        self.tag_start_re = re.compile("[" + re.escape(tag_starts) + "]" if tag_starts else r"(?!)")
 
     def new_block(self, opener: str, ctx: CallContext) -> BlockParser:
         return JsonBlock(self, self.opener_specs[opener], ctx)
@@ -260,6 +260,9 @@ class JsonBlock(BlockParser):
             self._in_array = True
             self._state = _BETWEEN
             return i + 1
+        if not self._opener.marker:  # a forced answer that is not JSON: an error, not text
+            self._fail(self._generic_error(f"expected a JSON call object, found {c!r}"), base + i)
+            return i
         # No JSON follows: the opener was mentioned, not used ("write <tool_call>
         # and then..."). It is text, and the text goes on streaming.
         self.rejected = True
@@ -439,3 +442,19 @@ class JsonBlock(BlockParser):
         self._error = Outcome(None, reason=ErrorReason.TOO_LARGE)
         self._state = _SKIP
         return current
+
+
+class ForcedJsonGrammar(JsonCallsGrammar):
+    """A forced tool choice: the model's whole output is one JSON call (or an
+    array of calls), with no wrapper and nothing else around it."""
+
+    FORCED = Opener("", "")
+
+    def __init__(self) -> None:
+        super().__init__("forced-json", [], tag_starts="")
+
+    def new_block(self, opener: str, ctx: CallContext) -> BlockParser:
+        return JsonBlock(self, self.FORCED, ctx)
+
+    def classify_tag(self, token: str, c: str, strict: bool, closer: str) -> Tag:
+        return Tag.BAD  # no tags: anything after the call is an error
