@@ -6,6 +6,8 @@
 ('get_weather', {'city': 'Paris'})
 """
 
+from typing import TYPE_CHECKING
+
 from toolparse.engine import (
     ErrorReason,
     Event,
@@ -33,7 +35,30 @@ from toolparse.tools import Tool
 
 __version__ = "0.1.0"
 
-__all__ = [
+if TYPE_CHECKING:
+    from toolparse.coercion import coerce
+    from toolparse.fastpath.choice import ForceTool, InvalidRequestError
+    from toolparse.fastpath.request import PreparedRequest, prepare_request
+
+_LAZY = {  # imported on first use: they bring pydantic in
+    "prepare_request": "toolparse.fastpath.request",
+    "PreparedRequest": "toolparse.fastpath.request",
+    "ForceTool": "toolparse.fastpath.choice",
+    "InvalidRequestError": "toolparse.fastpath.choice",
+    "coerce": "toolparse.coercion",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolparse' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = [  # noqa: RUF022 - grouped: engine, errors, lazily imported
     "ErrorReason",
     "Event",
     "InvalidOptionError",
@@ -55,4 +80,9 @@ __all__ = [
     "parse_iter",
     "parse_stream",
     "parse_text",
+    "ForceTool",
+    "InvalidRequestError",
+    "PreparedRequest",
+    "coerce",
+    "prepare_request",
 ]

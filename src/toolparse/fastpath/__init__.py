@@ -14,6 +14,7 @@ from toolparse.fastpath.choice import (
     normalize_choice,
     validate,
 )
+from toolparse.fastpath.request import PreparedRequest, prepare_request
 from toolparse.fastpath.schema import response_schema
 from toolparse.fastpath.wire import PROVIDERS, to_wire
 
@@ -21,9 +22,11 @@ __all__ = [
     "PROVIDERS",
     "ForceTool",
     "InvalidRequestError",
+    "PreparedRequest",
     "ProviderTool",
     "ToolChoice",
     "normalize_choice",
+    "prepare_request",
     "response_schema",
     "to_wire",
     "validate",

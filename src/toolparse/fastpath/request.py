@@ -1,0 +1,155 @@
+"""Shaping a chat request for a model without native tool calling.
+
+``prepare_request`` takes an OpenAI-style message history (``system``,
+``user``, ``assistant`` with ``tool_calls``, ``tool`` results) and returns the
+messages such a model can read: the tools described in the system prompt in
+the grammar's words, past calls written as the grammar's text, tool results
+as user text in the same format, consecutive user texts merged, and, for a
+forced choice, the response-format schema that makes the answer one call.
+A pure function: the caller's objects are not touched.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolparse.fastpath.choice import ForceTool, ToolChoice, function_tools, validate
+from toolparse.fastpath.schema import response_schema
+from toolparse.grammars import get_grammar
+from toolparse.tools import Tool
+
+DEFAULT_TEMPLATE = "{tools_prompt}"
+"""How the tools prompt is placed in the system message; ``{tools_prompt}`` is replaced."""
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedRequest:
+    """The messages to send, and what else the request needs."""
+
+    messages: list[dict[str, Any]]
+    response_format: dict[str, Any] | None = None
+    """For a forced choice: an OpenAI-style ``json_schema`` response format."""
+    tool_choice: ToolChoice | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"messages": self.messages}
+        if self.response_format is not None:
+            body["response_format"] = self.response_format
+        return body
+
+
+def _forced_prompt(tools: Sequence[Tool], choice: ToolChoice) -> str:
+    listed = "\n".join(json.dumps(t.to_openai()["function"], ensure_ascii=False) for t in tools)
+    which = f"the tool {choice.name!r}" if isinstance(choice, ForceTool) else "exactly one of the tools"
+    return (
+        f"You must call {which}. Answer with only a JSON object, and nothing else:\n"
+        '{"name": "<tool name>", "arguments": {<the arguments>}}\n'
+        f"Available tools (JSON Schema):\n{listed}"
+    )
+
+
+def _text(content: Any) -> str:
+    """Message content as text (OpenAI content parts joined)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") if isinstance(part, Mapping) else str(part) for part in content)
+    return str(content)
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    if isinstance(raw, str) and raw.strip():
+        value = json.loads(raw)
+        if isinstance(value, dict):
+            return value
+    return {}
+
+
+def prepare_request(
+    messages: Iterable[Mapping[str, Any]],
+    tools: Iterable[Any] | None = None,
+    tool_choice: Any = None,
+    *,
+    grammar: str = "hermes",
+    system_template: str | Callable[[str], str] = DEFAULT_TEMPLATE,
+) -> PreparedRequest:
+    """The request for a model without native tool calling (see the module docstring).
+
+    ``system_template`` places the tools prompt: a string in which
+    ``{tools_prompt}`` is replaced, or a function of the tools prompt. With
+    ``tool_choice="none"`` the tools are not offered (no tools prompt), but
+    past calls and results are still written as text.
+    """
+    read, choice = validate(tools, tool_choice)
+    functions = function_tools(read)
+    prompt_format = get_grammar(grammar).prompt
+    forced = choice == "required" or isinstance(choice, ForceTool)
+    history = [copy.deepcopy(dict(m)) for m in messages]
+
+    names_by_id: dict[str, str] = {}
+    shaped: list[dict[str, Any]] = []
+    for message in history:
+        role = message.get("role")
+        if role == "assistant" and message.get("tool_calls"):
+            parts = [_text(message.get("content"))] if message.get("content") else []
+            for call in message["tool_calls"]:
+                function = call.get("function", call)
+                name = function.get("name", "")
+                if call.get("id"):
+                    names_by_id[call["id"]] = name
+                parts.append(prompt_format.render_call(name, _arguments(function.get("arguments"))))
+            shaped.append({"role": "assistant", "content": "\n".join(parts)})
+        elif role == "tool":
+            name = names_by_id.get(message.get("tool_call_id", ""), message.get("name") or "tool")
+            shaped.append(
+                {"role": "user", "content": prompt_format.render_result(name, message.get("content"))}
+            )
+        else:
+            shaped.append(message)
+
+    merged: list[dict[str, Any]] = []
+    for message in shaped:
+        last = merged[-1] if merged else None
+        if (
+            last is not None
+            and message.get("role") == "user"
+            and last.get("role") == "user"
+            and set(last) <= {"role", "content"}
+            and set(message) <= {"role", "content"}
+        ):
+            last["content"] = _text(last["content"]) + "\n\n" + _text(message["content"])
+        else:
+            merged.append(dict(message))
+
+    if functions and choice != "none":
+        tools_prompt = (
+            _forced_prompt(functions, choice)  # type: ignore[arg-type]
+            if forced
+            else prompt_format.system_prompt(functions)
+        )
+        placed = (
+            system_template(tools_prompt)
+            if callable(system_template)
+            else system_template.replace("{tools_prompt}", tools_prompt)
+        )
+        if merged and merged[0].get("role") == "system":
+            merged[0]["content"] = _text(merged[0].get("content")) + "\n\n" + placed
+        else:
+            merged.insert(0, {"role": "system", "content": placed})
+
+    response_format = None
+    if forced:
+        response_format = {
+            "type": "json_schema",
+            "json_schema": {"name": "tool_call", "schema": response_schema(read, choice)},
+        }
+    return PreparedRequest(merged, response_format, choice)
