@@ -7,20 +7,25 @@ Every grammar goes through the same checks; a new grammar adds cases to
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from toolparse import (
-    Event,
-    StreamParser,
-    TextDelta,
-    ToolCall,
-    ToolCallDelta,
-    ToolCallError,
-    ToolCallStart,
-    canonical_json,
-)
+from toolparse import Event, TextDelta, ToolCall
+from toolparse.invariants import check_all, check_reconciliation, covered_text, normalize, run
+
+__all__ = [
+    "CORPUS",
+    "ROOT",
+    "calls_of",
+    "check_all",
+    "check_reconciliation",
+    "covered_text",
+    "load_jsonl",
+    "normalize",
+    "run",
+    "text_of",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -32,96 +37,6 @@ def load_jsonl(name: str) -> list[dict[str, Any]]:
         return []
     with path.open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
-
-
-def run(grammar: str, deltas: Iterable[str], **options: Any) -> list[Event]:
-    """Feed deltas one by one, then close; return every event."""
-    options.setdefault("seed", 7)
-    parser = StreamParser(grammar, **options)
-    events: list[Event] = []
-    for delta in deltas:
-        events += parser.feed(delta)
-    events += parser.close()
-    return events
-
-
-def normalize(events: Sequence[Event]) -> list[Any]:
-    """Merge adjacent text deltas and adjacent argument deltas of one call.
-
-    Two runs of the same output, chunked differently, must normalise equal.
-    """
-    merged: list[Any] = []
-    for event in events:
-        last = merged[-1] if merged else None
-        if isinstance(event, TextDelta):
-            if not event.text:
-                continue
-            if isinstance(last, TextDelta):
-                merged[-1] = TextDelta(last.text + event.text)
-                continue
-        elif isinstance(event, ToolCallDelta):
-            if not event.arguments_delta:
-                continue
-            if isinstance(last, ToolCallDelta) and last.index == event.index:
-                merged[-1] = ToolCallDelta(
-                    event.index, event.id, last.arguments_delta + event.arguments_delta
-                )
-                continue
-        merged.append(event)
-    return merged
-
-
-def covered_text(events: Sequence[Event], *, errors_as_text: bool = False) -> str:
-    """Text deltas, call raws and error raws in order: must equal the input."""
-    parts: list[str] = []
-    for event in events:
-        if isinstance(event, TextDelta):
-            parts.append(event.text)
-        elif isinstance(event, ToolCall) or (isinstance(event, ToolCallError) and not errors_as_text):
-            parts.append(event.raw)
-    return "".join(parts)
-
-
-def check_reconciliation(events: Sequence[Event]) -> None:
-    """Each call's argument deltas concatenate to its canonical arguments JSON,
-    and every announced call ends in exactly one ToolCall or ToolCallError."""
-    deltas: dict[int, list[str]] = {}
-    started: dict[int, str] = {}
-    ended: set[int] = set()
-    for event in events:
-        if isinstance(event, ToolCallStart):
-            assert event.index not in started, f"index {event.index} started twice"
-            started[event.index] = event.id
-            deltas[event.index] = []
-        elif isinstance(event, ToolCallDelta):
-            assert event.index in started and event.index not in ended
-            assert started[event.index] == event.id
-            deltas[event.index].append(event.arguments_delta)
-        elif isinstance(event, ToolCall):
-            assert event.index in started and event.index not in ended
-            assert "".join(deltas[event.index]) == canonical_json(event.arguments)
-            assert json.loads(event.arguments_json) == event.arguments
-            ended.add(event.index)
-        elif isinstance(event, ToolCallError) and event.index is not None:
-            assert event.index in started and event.index not in ended
-            ended.add(event.index)
-    assert set(started) == ended, f"calls started but never ended: {set(started) - ended}"
-
-
-def check_all(grammar: str, text: str, splits: Sequence[Sequence[str]] = (), **options: Any) -> list[Event]:
-    """The invariant matrix for one input: conservation, chunking independence
-    (1-char deltas, one big delta, the given splits), reconciliation."""
-    whole = run(grammar, [text], **options)
-    expected = normalize(whole)
-    as_text = bool(options.get("errors_as_text"))
-    assert covered_text(whole, errors_as_text=as_text) == text
-    check_reconciliation(whole)
-    for deltas in [list(text), *splits]:
-        events = run(grammar, deltas, **options)
-        assert covered_text(events, errors_as_text=as_text) == "".join(deltas)
-        check_reconciliation(events)
-        assert normalize(events) == expected, f"chunking changed the events: {deltas!r:.300}"
-    return whole
 
 
 def calls_of(events: Sequence[Event]) -> list[dict[str, Any]]:

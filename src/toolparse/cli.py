@@ -38,6 +38,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "parse":
             return _parse(args)
+        if args.command == "bench":
+            from toolparse.benchmark import run
+
+            return run(args)
+        if args.command == "fuzz":
+            from toolparse.fuzz import run as run_fuzz
+
+            return run_fuzz(args)
         return _demo(args)
     except ToolparseError as exc:
         print(f"toolparse: error: {exc}", file=sys.stderr)
@@ -69,6 +77,24 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parse.add_argument("--max-call-chars", type=int, default=None, help="largest call markup kept in memory")
     parse.add_argument("--seed", type=int, default=None, help="make call ids deterministic")
+
+    bench = commands.add_parser(
+        "bench",
+        help="measure speed and memory of every grammar against baselines",
+        description="Speed and memory of every grammar, against the floor and a naive "
+        "re-parsing baseline measured in the same run.",
+    )
+    from toolparse.benchmark import add_arguments
+
+    add_arguments(bench)
+
+    fuzz = commands.add_parser(
+        "fuzz",
+        help="feed malformed and adversarial outputs to every grammar and check the invariants",
+    )
+    from toolparse.fuzz import add_arguments as add_fuzz_arguments
+
+    add_fuzz_arguments(fuzz)
 
     demo = commands.add_parser(
         "demo",

@@ -19,6 +19,7 @@ on characters, never on where a delta ended (invariants 2 and 3).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -196,7 +197,7 @@ class StreamParser:
                 isinstance(delta, str)
                 and stop not in delta
                 and delta
-                and not "\ud800" <= delta[-1] <= "\udbff"
+                and (delta.isascii() or _SURROGATE.search(delta) is None)
             ):
                 self._offset += len(delta)
                 return [new_text_delta(delta)]
@@ -232,12 +233,14 @@ class StreamParser:
         if not isinstance(delta, str):
             raise TypeError(f"feed() takes str, not {type(delta).__name__}")
         if self._carry:
-            delta = _join_surrogates(self._carry, delta)
+            delta = self._carry + delta
             self._carry = ""
-        if delta and "\ud800" <= delta[-1] <= "\udbff":
-            # a UTF-16 pair split across deltas: wait for the low half
-            self._carry = delta[-1]
-            delta = delta[:-1]
+        if not delta.isascii() and _SURROGATE.search(delta) is not None:
+            delta = join_surrogate_pairs(delta)
+            if "\ud800" <= delta[-1] <= "\udbff":
+                # a UTF-16 pair split across deltas: wait for the low half
+                self._carry = delta[-1]
+                delta = delta[:-1]
         out: list[Event] = []
         if delta:
             self._run(delta, out)
@@ -453,8 +456,11 @@ def _check_positive(name: str, value: object) -> None:
         raise InvalidOptionError(f"{name} must be a positive integer, not {value!r}")
 
 
-def _join_surrogates(high: str, delta: str) -> str:
-    if delta and "\udc00" <= delta[0] <= "\udfff":
-        pair = (high + delta[0]).encode("utf-16", "surrogatepass").decode("utf-16")
-        return pair + delta[1:]
-    return high + delta
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def join_surrogate_pairs(text: str) -> str:
+    """UTF-16 surrogate pairs (as JavaScript sources send them) joined into the
+    characters they encode; lone surrogates are kept. The engine reads its input
+    this way wherever the pair's halves fall, so chunking cannot matter."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")

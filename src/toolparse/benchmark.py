@@ -1,0 +1,428 @@
+"""``toolparse bench``: speed and memory of every grammar, against baselines
+measured in the same run.
+
+Scenarios, for each grammar (calls written by the grammar's own prompt side):
+plain prose with no calls; a 2 KB output with three calls and text between;
+one call with a 100 KB string argument; 50 small calls; a malformed mix.
+Deltas of 1, 4, 16 and 64 characters (no offline tokenizer with bundled
+vocabularies is a dependency here, so real token boundaries are not
+generated; the test suite replays the corpus's real tokenizer splits).
+
+Figures: median and p99 µs per delta, total ms, MB/s, the time from a call's
+last character to its ``ToolCall`` event, peak memory; growth from 10 KB to
+100 KB to 1 MB. Baselines: the *floor* (append each delta and search its tail
+for a marker: the least any streaming parser does) and a *naive* parser
+(re-parse the whole accumulated text with ``re`` and ``json`` on every delta,
+as the rescanning parsers do). Every figure has its ratio to the floor.
+
+Times are medians over interleaved rounds: the machines are shared and noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import platform
+import re
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from toolparse.engine.events import ToolCall
+from toolparse.engine.stream import StreamParser
+from toolparse.grammars import get_grammar
+
+GRAMMARS = ("hermes", "fenced-json", "qwen3-coder", "xml")
+TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "write_file",
+        "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+        },
+    },
+    {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+        },
+    },
+]
+REFERENCE_FLOOR_US = 0.12  # the floor on the project's reference machine (DEVELOPERS.md)
+TARGET_US = {"hermes": 1.0, "fenced-json": 1.0, "qwen3-coder": 1.5, "xml": 1.5}
+PROSE = (
+    "The forecast for the coastal towns calls for light rain in the morning, clearing by noon; "
+    "inland, temperatures climb to the high twenties. Pack layers, and check the tide tables "
+    "before walking the cliff path: at 3 < 4 metres the lower trail floods. "
+)
+
+
+# -- scenarios ---------------------------------------------------------------------------------
+
+
+def _call(grammar: str, name: str, arguments: dict[str, Any]) -> str:
+    return get_grammar(grammar).prompt.render_call(name, arguments)
+
+
+def prose(size: int) -> str:
+    return (PROSE * (size // len(PROSE) + 1))[:size]
+
+
+def long_argument(grammar: str, size: int) -> str:
+    body = ("lorem ipsum dolor sit amet, consectetur adipiscing elit " * (size // 56 + 1))[:size]
+    return "I'll write the file now.\n" + _call(grammar, "write_file", {"path": "a.txt", "content": body})
+
+
+def three_calls(grammar: str) -> str:
+    parts = []
+    for k, city in enumerate(["Paris", "Seoul", "Lima"]):
+        parts.append(f"Step {k}: checking the forecast for {city} before planning the trip. " * 6)
+        parts.append(_call(grammar, "get_weather", {"city": city, "days": 3}) + "\n")
+    return "".join(parts) + "All three forecasts are requested."
+
+
+def fifty_calls(grammar: str) -> str:
+    return "\n".join(_call(grammar, "get_weather", {"city": f"City {k}", "days": k % 7}) for k in range(50))
+
+
+def malformed(grammar: str) -> str:
+    good = _call(grammar, "get_weather", {"city": "Paris", "days": 2})
+    broken = [
+        good[: len(good) // 2],  # cut in the middle
+        good.replace("Paris", 'Pa"ris').replace("2", "two"),
+        good[:-3],  # the closer damaged
+        good.replace("get_weather", "launch_rocket"),
+    ]
+    return "".join(f"{PROSE[:120]}{b}\n{good}\n" for b in broken * 4)
+
+
+def scenarios(grammar: str) -> dict[str, str]:
+    return {
+        "prose 20 KB": prose(20_000),
+        "three calls 2 KB": three_calls(grammar),
+        "long argument 100 KB": long_argument(grammar, 100_000),
+        "fifty calls": fifty_calls(grammar),
+        "malformed mix": malformed(grammar),
+    }
+
+
+def chunks(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+# -- runners -----------------------------------------------------------------------------------
+
+
+def run_toolparse(grammar: str, deltas: Sequence[str]) -> int:
+    parser = StreamParser(grammar, TOOLS)
+    feed = parser.feed
+    n = 0
+    for delta in deltas:
+        n += len(feed(delta))
+    return n + len(parser.close())
+
+
+def run_floor(deltas: Sequence[str], marker: str = "<tool_call>") -> int:
+    """Append each delta and search the new tail for a marker: the least work possible."""
+    buf: list[str] = []
+    tail = ""
+    found = 0
+    keep = len(marker) - 1
+    for delta in deltas:
+        buf.append(delta)
+        window = tail + delta
+        if marker in window:
+            found += 1
+        tail = window[-keep:]
+    return found
+
+
+_NAIVE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.S)
+
+
+def run_naive(deltas: Sequence[str]) -> int:
+    """Re-parse everything received so far on every delta (regex + json), as
+    rescanning parsers do: quadratic in the output's length."""
+    text = ""
+    found = 0
+    for delta in deltas:
+        text += delta
+        for m in _NAIVE.finditer(text):
+            try:
+                json.loads(m.group(1))
+                found += 1
+            except ValueError:
+                pass
+    return found
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def per_delta_profile(grammar: str, deltas: Sequence[str]) -> dict[str, float]:
+    """One pass that times every feed: per-delta quantiles and call latency."""
+    parser = StreamParser(grammar, TOOLS)
+    clock = time.perf_counter_ns
+    times: list[int] = []
+    latencies: list[int] = []
+    ends: list[int] = []  # stream position after each delta
+    position = 0
+    for delta in deltas:
+        t0 = clock()
+        events = parser.feed(delta)
+        spent = clock() - t0
+        times.append(spent)
+        position += len(delta)
+        ends.append(position)
+        for event in events:
+            if isinstance(event, ToolCall):
+                latencies.append(spent)  # emitted in the feed that brought its last character
+    ordered = sorted(times)
+    return {
+        "median_us": statistics.median(ordered) / 1000,
+        "p99_us": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] / 1000,
+        "call_latency_us": statistics.median(latencies) / 1000 if latencies else float("nan"),
+    }
+
+
+def peak_memory_kb(grammar: str, deltas: Sequence[str]) -> float:
+    tracemalloc.start()
+    try:
+        run_toolparse(grammar, deltas)
+        return tracemalloc.get_traced_memory()[1] / 1024
+    finally:
+        tracemalloc.stop()
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+
+class _Progress:
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.tty = sys.stderr.isatty()
+
+    def step(self, label: str) -> None:
+        self.done += 1
+        width = 30
+        filled = width * self.done // self.total
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {label[:40]:40}"
+        if self.tty:
+            sys.stderr.write("\r" + line)
+            if self.done == self.total:
+                sys.stderr.write("\n")
+        elif self.done == self.total or self.done % 10 == 0:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
+def measure(quick: bool, repeats: int) -> dict[str, Any]:
+    sizes = (4, 64) if quick else (1, 4, 16, 64)
+    jobs: list[tuple[str, str, str, int, list[str]]] = []
+    for grammar in GRAMMARS:
+        for name, text in scenarios(grammar).items():
+            for size in sizes:
+                jobs.append((grammar, name, text, size, chunks(text, size)))
+    growth_sizes = (10_000, 100_000) if quick else (10_000, 100_000, 1_000_000)
+    growth_jobs = [(g, s, chunks(long_argument(g, s), 4)) for g in GRAMMARS for s in growth_sizes]
+    progress = _Progress(len(jobs) * 2 + len(growth_jobs))
+    for grammar in GRAMMARS:  # warm up: regexes compiled, caches filled
+        run_toolparse(grammar, chunks(three_calls(grammar), 4))
+
+    rounds: dict[tuple[str, str, int], list[float]] = {}
+    floors: dict[tuple[str, str, int], list[float]] = {}
+    for _ in range(repeats):  # interleaved rounds: load bursts hit every scenario alike
+        for grammar, name, _text, size, deltas in jobs:
+            key = (grammar, name, size)
+            rounds.setdefault(key, []).append(_timed(functools.partial(run_toolparse, grammar, deltas)))
+            floors.setdefault(key, []).append(_timed(functools.partial(run_floor, deltas)))
+    rows = []
+    for grammar, name, text, size, deltas in jobs:
+        key = (grammar, name, size)
+        ours = statistics.median(rounds[key])
+        floor = statistics.median(floors[key])
+        row: dict[str, Any] = {
+            "grammar": grammar,
+            "scenario": name,
+            "delta_chars": size,
+            "chars": len(text),
+            "deltas": len(deltas),
+            "us_per_delta": ours * 1e6 / len(deltas),
+            "total_ms": ours * 1e3,
+            "mb_per_s": len(text) / ours / 1e6,
+            "floor_us_per_delta": floor * 1e6 / len(deltas),
+            "x_floor": ours / floor,
+            "reference_us_per_delta": ours / floor * REFERENCE_FLOOR_US,
+        }
+        progress.step(f"{grammar} {name} /{size}")
+        row.update(per_delta_profile(grammar, deltas))
+        row["peak_memory_kb"] = peak_memory_kb(grammar, deltas)
+        if grammar == "hermes" and size >= 4 and len(text) <= 100_000 and not quick:
+            naive = [_timed(functools.partial(run_naive, deltas)) for _ in range(2)]
+            row["naive_total_ms"] = statistics.median(naive) * 1e3
+            row["x_naive"] = ours * 1e3 / row["naive_total_ms"]
+        progress.step(f"{grammar} {name} /{size} profile")
+        rows.append(row)
+
+    growth: dict[str, dict[str, Any]] = {}
+    for grammar, size, deltas in growth_jobs:
+        times = [_timed(functools.partial(run_toolparse, grammar, deltas)) for _ in range(max(3, repeats))]
+        growth.setdefault(grammar, {})[str(size)] = statistics.median(times) * 1e3
+        progress.step(f"growth {grammar} {size}")
+    for table in growth.values():
+        if "1000000" in table:
+            table["ratio_1mb_100kb"] = table["1000000"] / table["100000"]
+        table["ratio_100kb_10kb"] = table["100000"] / table["10000"]
+
+    return {
+        "machine": {
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(),
+        },
+        "quick": quick,
+        "repeats": repeats,
+        "rows": rows,
+        "growth_ms": growth,
+        "targets": targets(rows, growth),
+    }
+
+
+def targets(rows: list[dict[str, Any]], growth: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The project's targets, checked on this run's figures."""
+    checks = []
+    for grammar, limit in TARGET_US.items():
+        row = next(
+            (
+                r
+                for r in rows
+                if r["grammar"] == grammar
+                and r["scenario"] == "long argument 100 KB"
+                and r["delta_chars"] == 4
+            ),
+            None,
+        )
+        if row is None:
+            continue
+        checks.append(
+            {
+                "target": f"{grammar}: 100 KB argument, 4-char deltas <= {limit} us/delta (reference)",
+                "value": round(row["reference_us_per_delta"], 3),
+                "met": row["reference_us_per_delta"] <= limit,
+            }
+        )
+        checks.append(
+            {
+                "target": f"{grammar}: 100 KB argument within 10x of the floor",
+                "value": round(row["x_floor"], 2),
+                "met": row["x_floor"] <= 10,
+            }
+        )
+        ratio = growth.get(grammar, {}).get("ratio_1mb_100kb")
+        if ratio is not None:
+            checks.append(
+                {
+                    "target": f"{grammar}: 1 MB / 100 KB time ratio <= 11",
+                    "value": round(ratio, 2),
+                    "met": ratio <= 11,
+                }
+            )
+    return checks
+
+
+def print_report(report: dict[str, Any], out: Any = None) -> None:
+    out = out or sys.stdout
+    header = (
+        f"{'grammar':12} {'scenario':22} {'delta':>5} {'us/delta':>9} {'p99 us':>8} {'x floor':>8} "
+        f"{'MB/s':>6} {'call us':>8} {'peak KB':>8}"
+    )
+    print(header, file=out)
+    print("-" * len(header), file=out)
+    for r in report["rows"]:
+        print(
+            f"{r['grammar']:12} {r['scenario']:22} {r['delta_chars']:>5} {r['us_per_delta']:>9.2f} "
+            f"{r['p99_us']:>8.2f} {r['x_floor']:>8.1f} {r['mb_per_s']:>6.2f} {r['call_latency_us']:>8.1f} "
+            f"{r['peak_memory_kb']:>8.0f}",
+            file=out,
+        )
+    print("\ngrowth (total ms for one call with a long argument, 4-char deltas):", file=out)
+    for grammar, table in report["growth_ms"].items():
+        sizes = "  ".join(f"{int(k) // 1000} KB: {v:.1f}" for k, v in table.items() if k.isdigit())
+        ratios = "  ".join(f"{k}: {v:.2f}" for k, v in table.items() if k.startswith("ratio"))
+        print(f"  {grammar:12} {sizes}   {ratios}", file=out)
+    naive = [r for r in report["rows"] if "naive_total_ms" in r]
+    if naive:
+        print("\nnaive re-parse per delta (hermes), total ms vs toolparse:", file=out)
+        for r in naive:
+            print(
+                f"  {r['scenario']:22} /{r['delta_chars']:<3} naive {r['naive_total_ms']:.1f} ms, "
+                f"toolparse {r['total_ms']:.1f} ms ({1 / r['x_naive']:.0f}x faster)",
+                file=out,
+            )
+    print("\ntargets:", file=out)
+    for check in report["targets"]:
+        print(f"  [{'met' if check['met'] else 'MISSED'}] {check['target']}: {check['value']}", file=out)
+
+
+def plot(report: dict[str, Any], path: Path) -> bool:
+    """Time against input size per grammar (log-log); False without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for grammar, table in report["growth_ms"].items():
+        sizes = sorted(int(k) for k in table if k.isdigit())
+        ax.plot([s / 1000 for s in sizes], [table[str(s)] for s in sizes], marker="o", label=grammar)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("string argument (KB), 4-character deltas")
+    ax.set_ylabel("total time (ms)")
+    ax.set_title("toolparse: time grows linearly with the output")
+    ax.legend()
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="toolparse bench", description=__doc__.split("\n")[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quick", action="store_true", help="a run of under a minute")
+    parser.add_argument("--repeats", type=int, default=None, help="rounds per scenario (default 3, quick 2)")
+    parser.add_argument("--output", help="write every figure as JSON to this file")
+    parser.add_argument("--plot", help="write a PNG of time against input size (needs matplotlib)")
+
+
+def run(args: argparse.Namespace) -> int:
+    repeats = args.repeats or (2 if args.quick else 3)
+    report = measure(args.quick, repeats)
+    print_report(report)
+    if args.output:
+        Path(args.output).write_text(json.dumps(report, indent=2))
+    if args.plot and not plot(report, Path(args.plot)):
+        print("no plot: matplotlib is not installed (pip install toolparse[plot])", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

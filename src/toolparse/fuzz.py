@@ -1,0 +1,318 @@
+"""``toolparse fuzz``: malformed and adversarial model outputs, fed with random
+chunking to every grammar, checking the invariants (:mod:`toolparse.invariants`).
+
+The fragments and strategies here are the ones the test suite's shared
+matrix uses (``tests/grammar_cases.py`` imports them), so a long fuzz run
+explores the same space as the tests, further. Needs hypothesis
+(``pip install toolparse[fuzz]``).
+
+A failing input is shrunk by hypothesis and written to a JSON file
+(grammar, tools, text, deltas) that reproduces it; the exit status is then 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import time
+import tracemalloc
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from toolparse.errors import ToolparseError
+
+HERMES_FRAGMENTS = [
+    '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>',
+    '<tool_call>\n{"name": "f", "arguments": {"a": [1, 2.5, true, null], "b": {"c": "d"}}}\n</tool_call>',
+    '<tool_call>{"arguments": {"x": "y"}, "name": "late_name"}</tool_call>',
+    "<tool_call>{'name': 'py', 'arguments': {'ok': True, 'n': None}}</tool_call>",
+    '<tool_call>{{"name": "m", "arguments": {"a": 1}}}</tool_call>',
+    '<tool_call>{"name": "s", "arguments": "{\\"k\\": \\"v\\"}"}</tool_call>',
+    '<tool_call>[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {"q": 1}}]</tool_call>',
+    '<tool_call>{"name": "w", "arguments": {"c": "use </tool_call> here"}}</tool_call>',
+    '<tool_call>{"name": "e", "arguments": {"c": "a\\$b \\u00e9 \\ud83d\\ude80 \\n"}}</tool_call>',
+    '<tool_call>{"name": "q", "arguments": {"c": "He said "hi" ok"}}</tool_call>',
+    '<tool_call>{"name":"get_weather","arguments":{"city":"Seoul"}}</think>',
+    '<tool_call>{"name":"get_weather","arguments":{"city":"Tokyo"}}',
+    '<tool_call>{"name":"x","argu',
+    "<tool_call>{invalid}</tool_call>",
+    '<tool_call>{"name": "t", "arguments": {"a": 1}} trailing prose',
+    '<tools>{"name": "v", "arguments": {"z": 0}}</tools>',
+    "<tools> are useful",
+    '<function=fn>{"p": 1}</function>',
+    '<function name="fn2">{"p": 2}</function>',
+    "<function=not a call",
+    "<tool_call>",
+    "</tool_call>",
+    "<tool_",
+    "<",
+    "</",
+    "_call>",
+    "{",
+    "}",
+    '"',
+    "\\",
+    "'",
+    "```",
+]
+
+FENCED_FRAGMENTS = [
+    '```tool_call\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
+    '```tool_call\n{"name": "f", "arguments": {"x": 1}}` after',
+    '```tool_call\n{"name": "g", "arguments": {"s": "a ``` b"}}\n```',
+    '```tool_call\n[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}]\n```',
+    '```tool_call\n{"name": "h", "arguments": {"s": "unterminated',
+    "```tool_call\nnot json\n```",
+    "```tool_call\n",
+    "```python\nprint(1)\n```",
+    "```tool_",
+    "```",
+    "`",
+    "\n",
+    "{",
+    "}",
+    '"',
+]
+
+QWEN3_CODER_FRAGMENTS = [
+    "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+    "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>",
+    "<function=f>\n<parameter=a>x</parameter>\n</function>",
+    "<tool_call>function=f>\n<parameter=a>\n<value>1</value>\n</parameter>\n</function>",
+    "<tool_call>\n<function=w>\n<parameter=c>\n<![CDATA[a < b && </parameter>]]>\n"
+    "</parameter>\n<parameter=p>a&amp;b &#65; &bogus;</parameter>\n</function>\n</tool_call>",
+    '<tool_call>\n<function=f>\n<parameter=a>\none\n<parameter=b>\n{"k": [1, 2]}\n</function>',
+    "<tool_call>\n<function=f>\n<parameter=t>a</parameter><parameter=t>b</parameter></function>",
+    '<tool_call>\n{"name": "h", "arguments": {"x": 1}}\n</tool_call>',
+    "<tool_call>\n<function>send</function>\n<parameter>to</parameter>\nAnn\n<parameter>body</parameter>\n"
+    "hi <b>\n</function>\n</tool_call>",
+    "<tool_call>\n<function=w>\n<path>\na.py\n</path>\n<content>x = 1 < 2\n</content>\n</function>",
+    "<function>",
+    "<parameter>",
+    "<tool_call>\nsome prose\n",
+    "<tool_call>\n<function=bad name\n</function>\n</tool_call>",
+    "<tool_call>\n<function=f>\n<parameter=a>\nunterminated",
+    "<tool_call>",
+    "</tool_call>",
+    "<function=",
+    "<parameter=x>",
+    "</parameter>",
+    "</function>",
+    "<![CDATA[",
+    "]]>",
+    "&amp;",
+    "&",
+    "<",
+    "\n",
+    "<value>",
+]
+
+XML_FRAGMENTS = [
+    "<get_weather><city>Paris</city><days>3</days></get_weather>",
+    "<get_weather>\n<city>Seoul</city>\n</get_weather>",
+    "<get_time/>",
+    "<write><path>a.html</path><content><div>R&amp;D &lt; 5</div> if (a < b && c > d)</content></write>",
+    "<write><content><![CDATA[</content> raw]]></content></write>",
+    "<configure><tags>a</tags><tags>b</tags><opts><depth>3</depth></opts><count>7</count></configure>",
+    "<configure><tags><item>x</item><item>y</item></tags></configure>",
+    "<send>just text</send>",
+    "<get_weather><city>Paris<city></get_weather>",
+    "<get_weather><city>unclosed",
+    "<unknown_tool><x>1</x></unknown_tool>",
+    "<!DOCTYPE x [<!ENTITY a 'aaaa'>]>",
+    "&a;",
+    "<get_weather>",
+    "</get_weather>",
+    "<city>",
+    "</city>",
+    "<",
+    "&amp;",
+]
+
+# Tools each grammar's properties run with (the xml grammar opens calls only at declared tools).
+XML_TOOLS = [
+    {
+        "name": "get_weather",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+        },
+    },
+    {"name": "get_time", "parameters": {"type": "object", "properties": {}}},
+    {
+        "name": "write",
+        "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+        },
+    },
+    {
+        "name": "configure",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "opts": {"type": "object", "properties": {"depth": {"type": "integer"}}},
+                "count": {"type": "integer"},
+            },
+        },
+    },
+    {"name": "send", "parameters": {"type": "object", "properties": {"message": {"type": "string"}}}},
+]
+GRAMMAR_TOOLS = {"xml": XML_TOOLS}
+
+GRAMMAR_FRAGMENTS = {
+    "hermes": HERMES_FRAGMENTS,
+    "fenced-json": FENCED_FRAGMENTS,
+    "qwen3-coder": QWEN3_CODER_FRAGMENTS,
+    "xml": XML_FRAGMENTS,
+}
+
+
+ADVERSARIAL = [
+    "\x00\x01\x1b[31m",  # control characters
+    "\ud800",  # a lone surrogate
+    "\udfff tail",
+    "[" * 300,  # deep nesting
+    "{" * 300,
+    "<a>" * 200,
+    "x" * 5000,  # a long run
+    '"' * 50,
+    "\\" * 50,
+    "&#0; &#x110000; &#xD800; &lt",
+    '<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>&e;',
+    "<![CDATA[ ]]> ]]> <![CDATA[",
+    '"<tool_call>", "</tool_call>", "```tool_call\n", "<function=x>"',
+]
+
+
+def outputs(grammar: str) -> Any:
+    """A hypothesis strategy of model outputs for ``grammar``: prose spliced
+    with the grammar's fragments and adversarial pieces."""
+    from hypothesis import strategies as st
+
+    prose = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
+    piece = st.one_of(prose, st.sampled_from(GRAMMAR_FRAGMENTS[grammar]), st.sampled_from(ADVERSARIAL))
+    return st.lists(piece, max_size=8).map("".join)
+
+
+def splits(text: str) -> Any:
+    """A strategy of ways to cut ``text`` into deltas (empty ones included)."""
+    from hypothesis import strategies as st
+
+    def cut(cuts: list[int]) -> list[str]:
+        bounds = [0, *sorted(cuts), len(text)]
+        return [text[a:b] for a, b in itertools.pairwise(bounds)]
+
+    return st.lists(st.integers(0, len(text)), max_size=12).map(cut)
+
+
+def check_example(grammar: str, text: str, deltas: Sequence[str], *, memory: bool = False) -> None:
+    """Every invariant for one input; raises AssertionError. Only documented
+    usage errors (:class:`ToolparseError`) may be raised by the parser, and
+    none is expected here."""
+    from toolparse.invariants import check_all
+
+    tools = GRAMMAR_TOOLS.get(grammar)
+    if memory:
+        tracemalloc.start()
+    try:
+        check_all(grammar, text, [list(deltas)], tools=tools)
+        if memory:
+            peak = tracemalloc.get_traced_memory()[1]
+            bound = 200 * len(text) + 8_000_000
+            assert peak <= bound, f"peak memory {peak} bytes for {len(text)} characters"
+    finally:
+        if memory:
+            tracemalloc.stop()
+
+
+def _explorer(grammar: str, last: dict[str, Any], examples: int, batch: int) -> Any:
+    """A hypothesis test over ``grammar``'s outputs; ``last`` keeps the input in hand."""
+    from hypothesis import HealthCheck, given, seed, settings
+    from hypothesis import strategies as st
+
+    @seed(batch * 7919 + len(grammar))
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
+    @given(data=st.data())
+    def explore(data: Any) -> None:
+        text = data.draw(outputs(grammar))
+        deltas = data.draw(splits(text))
+        last.update(grammar=grammar, text=text, deltas=deltas)
+        check_example(grammar, text, deltas, memory=len(text) > 2000)
+
+    return explore
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    amount = parser.add_mutually_exclusive_group()
+    amount.add_argument("--examples", type=int, default=None, help="examples per grammar")
+    amount.add_argument("--seconds", type=float, default=None, help="run for this long")
+    parser.add_argument("--grammar", action="append", help="only these grammars (repeatable)")
+    parser.add_argument(
+        "--failure-file", default="toolparse-fuzz-failure.json", help="where a failing input is written"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import hypothesis  # noqa: F401
+    except ImportError:
+        print("toolparse fuzz needs hypothesis: pip install 'toolparse[fuzz]'", file=sys.stderr)
+        return 2
+    grammars = args.grammar or sorted(GRAMMAR_FRAGMENTS)
+    for name in grammars:
+        if name not in GRAMMAR_FRAGMENTS:
+            print(f"toolparse fuzz: unknown grammar {name!r}", file=sys.stderr)
+            return 2
+    deadline = time.monotonic() + args.seconds if args.seconds else None
+    per_batch = 200 if args.examples is None else args.examples
+    batch = 0
+    total = 0
+    started = time.monotonic()
+    while True:
+        for grammar in grammars:
+            last: dict[str, Any] = {}
+            explore = _explorer(grammar, last, per_batch, batch)
+            try:
+                explore()
+            except (AssertionError, Exception) as exc:
+                if isinstance(exc, ToolparseError):
+                    message = f"usage error raised on model data: {exc!r}"
+                else:
+                    message = f"{type(exc).__name__}: {exc}"
+                case = {**last, "tools": GRAMMAR_TOOLS.get(last.get("grammar", "")), "failure": message}
+                Path(args.failure_file).write_text(json.dumps(case, indent=2))  # ASCII: lone surrogates too
+                print(
+                    f"\nFAILED in {grammar}: {message[:300]}\nreproducible case written to "
+                    f"{args.failure_file}",
+                    file=sys.stderr,
+                )
+                return 1
+            total += per_batch
+            elapsed = time.monotonic() - started
+            print(f"\r{total} examples, {elapsed:.0f} s, no failure ({grammar})", end="", file=sys.stderr)
+        batch += 1
+        if deadline is None or time.monotonic() >= deadline:
+            break
+    print(f"\n{total} examples over {len(grammars)} grammars: every invariant held", file=sys.stderr)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="toolparse fuzz", description=__doc__.split("\n")[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
