@@ -24,11 +24,11 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from toolparse.engine.block import BlockParser, CallContext, FastPath, Grammar, Outcome
+from toolparse.engine.block import BlockParser, CallContext, Grammar
 from toolparse.engine.events import ErrorReason, Event
 from toolparse.engine.markers import MarkerSet
 from toolparse.grammars.prompts import Qwen3CoderPrompt
-from toolparse.grammars.xml_call import MemberCall
+from toolparse.grammars.xml_call import MemberBlock, MemberCall
 from toolparse.grammars.xml_values import ValueReader
 
 TOOL_CALL_OPEN: Final = "<tool_call>"
@@ -80,34 +80,21 @@ class Qwen3CoderGrammar(Grammar):
         return Qwen3Block(opener, ctx)
 
 
-class Qwen3Block(BlockParser):
+class Qwen3Block(MemberBlock):
     """One ``<tool_call>`` (or bare ``<function=``) block."""
 
-    __slots__ = (
-        "_call",
-        "_ctx",
-        "_error",
-        "_name",
-        "_reader",
-        "_state",
-        "_tag",
-        "_tag_pos",
-        "_wrapped",
-        "closer",
-    )
+    __slots__ = ("_name", "_tag_pos", "_wrapped", "closer")
+
+    SKIP = _SKIP
+    STREAMING = _VALUE
 
     def __init__(self, opener: str, ctx: CallContext) -> None:
-        super().__init__()
-        self._ctx = ctx
+        super().__init__(ctx)
         self._wrapped = opener == TOOL_CALL_OPEN  # opened by <tool_call>, not by a bare function
         self.closer = TOOL_CALL_CLOSE
         self._state = _LEAD if self._wrapped else _NAME
-        self._tag = ""  # a tag or name being read
         self._tag_pos = 0
         self._name = ""
-        self._call: MemberCall | None = None
-        self._reader: ValueReader | None = None
-        self._error: Outcome | None = None
 
     # -- feeding ----------------------------------------------------------------------
     def feed(self, text: str, start: int, pos: int, out: list[Event]) -> int:
@@ -267,28 +254,10 @@ class Qwen3Block(BlockParser):
             self._state = _BODY
 
     def _function_end(self, pos: int) -> None:
-        call = self._call
-        assert call is not None
-        call.close()
-        self.outcomes.append(call.outcome(pos))
-        self.last_end = pos
-        self._call = None
+        self._close_call(pos)
         self._state = _AFTER
 
     # -- errors -------------------------------------------------------------------------
-    def _fail(self, message: str, at: int) -> None:
-        call = self._call
-        self._error = (
-            call.error(None, ErrorReason.MALFORMED_MARKUP, message)
-            if call is not None
-            else Outcome(None, reason=ErrorReason.MALFORMED_MARKUP, message=message)
-        )
-        self.failed_at = at
-        self._call = None
-        self._reader = None
-        self._tag = ""
-        self._state = _SKIP
-
     def _skip_char(self, c: str, i: int, base: int) -> int:
         """After an error: the block ends at </tool_call>, or before the next opener."""
         if not self._tag:
@@ -310,26 +279,10 @@ class Qwen3Block(BlockParser):
         return i + 1
 
     # -- endings ---------------------------------------------------------------------------
-    def _end_at(self, end: int) -> None:
-        if self._error is not None:
-            self.outcomes.append(self._error)
-            self._error = None
-        self.end = end
-
-    def fast_path(self) -> FastPath | None:
-        if self._state != _VALUE or self._reader is None or not self._reader.plain:
-            return None
-        return self._call.fast_path() if self._call is not None else None
-
-    def force_end(self, end: int) -> None:
-        self._end_at(end)
-
     def close(self, pos: int, out: list[Event]) -> None:
         st = self._state
         if st == _LEAD and not self._tag and self._wrapped:
-            self._error = Outcome(
-                None, reason=ErrorReason.UNFINISHED_CALL, message="the stream ended before the call"
-            )
+            self._error = self._outcome_now(ErrorReason.UNFINISHED_CALL, "the stream ended before the call")
         elif st == _NAME and self._call is None and not self._wrapped and not self.outcomes:
             self.rejected = True
             return
@@ -340,24 +293,5 @@ class Qwen3Block(BlockParser):
                 if self._reader is not None:
                     self._reader.finish()
                 call.flush()
-            message = "the stream ended inside the call"
-            self._error = (
-                call.error(None, ErrorReason.UNFINISHED_CALL, message)
-                if call is not None
-                else Outcome(None, reason=ErrorReason.UNFINISHED_CALL, message=message)
-            )
+            self._error = self._outcome_now(ErrorReason.UNFINISHED_CALL, "the stream ended inside the call")
         self._end_at(pos)
-
-    def overflow(self) -> Outcome:
-        call = self._call
-        current = (
-            call.error(None, ErrorReason.TOO_LARGE, "")
-            if call is not None
-            else Outcome(None, reason=ErrorReason.TOO_LARGE)
-        )
-        self._call = None
-        self._reader = None
-        self._tag = ""
-        self._error = Outcome(None, reason=ErrorReason.TOO_LARGE)
-        self._state = _SKIP
-        return current

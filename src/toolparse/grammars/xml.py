@@ -22,11 +22,11 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from toolparse.engine.block import BlockParser, CallContext, FastPath, Grammar, Outcome
+from toolparse.engine.block import BlockParser, CallContext, Grammar
 from toolparse.engine.events import ErrorReason, Event
 from toolparse.engine.markers import MarkerSet
 from toolparse.grammars.prompts import XmlPrompt
-from toolparse.grammars.xml_call import MemberCall
+from toolparse.grammars.xml_call import MemberBlock, MemberCall
 from toolparse.grammars.xml_tree import decode_text, fragment_value
 from toolparse.grammars.xml_values import ValueReader
 from toolparse.tools import Tool
@@ -57,42 +57,25 @@ class XmlGrammar(Grammar):
         return XmlBlock(opener, ctx)
 
 
-class XmlBlock(BlockParser):
+class XmlBlock(MemberBlock):
     """One tool element."""
 
-    __slots__ = (
-        "_call",
-        "_ctx",
-        "_depth",
-        "_error",
-        "_key",
-        "_raw",
-        "_reader",
-        "_scan",
-        "_self_closing",
-        "_state",
-        "_stray",
-        "_tag",
-        "_tool",
-        "closer",
-    )
+    __slots__ = ("_depth", "_key", "_raw", "_scan", "_self_closing", "_stray", "_tool", "closer")
+
+    SKIP = _SKIP
+    STREAMING = _STRING
 
     def __init__(self, opener: str, ctx: CallContext) -> None:
-        super().__init__()
-        self._ctx = ctx
+        super().__init__(ctx)
         self._self_closing = opener.endswith("/>")
         self._tool = opener[1:-2] if self._self_closing else opener[1:-1]
         self.closer = f"</{self._tool}>"
         self._state = _BODY
-        self._tag = ""  # a tag being read in the body
         self._key = ""  # the parameter being read
         self._stray: list[str] = []  # text directly inside the tool element
         self._raw: list[str] = []  # markup of a non-string parameter
         self._depth = 0  # how many same-named elements are open inside it
         self._scan: MarkerSet | None = None
-        self._reader: ValueReader | None = None
-        self._error: Outcome | None = None
-        self._call: MemberCall | None = None
 
     # -- feeding -------------------------------------------------------------------
     def feed(self, text: str, start: int, pos: int, out: list[Event]) -> int:
@@ -278,37 +261,7 @@ class XmlBlock(BlockParser):
                 call.begin(sole)
                 call.text(stray)
                 call.end()
-        call.close()
-        self.outcomes.append(call.outcome(pos))
-        self.last_end = pos
-        self._call = None
-
-    def _fail(self, message: str, at: int) -> None:
-        call = self._call
-        self._error = (
-            call.error(None, ErrorReason.MALFORMED_MARKUP, message)
-            if call is not None
-            else Outcome(None, reason=ErrorReason.MALFORMED_MARKUP, message=message)
-        )
-        self.failed_at = at
-        self._call = None
-        self._reader = None
-        self._tag = ""
-        self._state = _SKIP
-
-    def _end_at(self, end: int) -> None:
-        if self._error is not None:
-            self.outcomes.append(self._error)
-            self._error = None
-        self.end = end
-
-    def fast_path(self) -> FastPath | None:
-        if self._state != _STRING or self._reader is None or not self._reader.plain:
-            return None
-        return self._call.fast_path() if self._call is not None else None
-
-    def force_end(self, end: int) -> None:
-        self._end_at(end)
+        self._close_call(pos)
 
     def close(self, pos: int, out: list[Event]) -> None:
         if self._call is None and self._error is None and not self.outcomes:
@@ -323,19 +276,7 @@ class XmlBlock(BlockParser):
             if self._reader is not None:
                 self._reader.finish()
             call.flush()
-            self._error = call.error(None, ErrorReason.UNFINISHED_CALL, "the stream ended inside a parameter")
+            self._error = self._outcome_now(
+                ErrorReason.UNFINISHED_CALL, "the stream ended inside a parameter"
+            )
         self._end_at(pos)
-
-    def overflow(self) -> Outcome:
-        call = self._call
-        current = (
-            call.error(None, ErrorReason.TOO_LARGE, "")
-            if call is not None
-            else Outcome(None, reason=ErrorReason.TOO_LARGE)
-        )
-        self._call = None
-        self._reader = None
-        self._tag = ""
-        self._error = Outcome(None, reason=ErrorReason.TOO_LARGE)
-        self._state = _SKIP
-        return current

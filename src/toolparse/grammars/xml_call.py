@@ -31,9 +31,10 @@ from toolparse.coercion.inline import (
     text_streams,
     wants_array,
 )
-from toolparse.engine.block import CallContext, FastPath
+from toolparse.engine.block import BlockParser, CallContext, FastPath, Outcome
 from toolparse.engine.call import CallBuilder
-from toolparse.engine.events import Event, canonical_json
+from toolparse.engine.events import ErrorReason, Event, canonical_json
+from toolparse.grammars.xml_values import ValueReader
 
 _encode: Final = json.encoder.encode_basestring
 
@@ -189,3 +190,68 @@ class MemberCall(CallBuilder):
         self._deferred.clear()
         self.scratch.append("}")
         self.extra_issues = tuple(self._issues)
+
+
+class MemberBlock(BlockParser):
+    """What the XML-family block parsers share: one :class:`MemberCall` at a
+    time, a value reader, and how a call, an error and the block end."""
+
+    __slots__ = ("_call", "_ctx", "_error", "_reader", "_state", "_tag")
+
+    SKIP: int  # the subclass's state "after an error, looking for the block's end"
+    STREAMING: int  # the subclass's state "inside a string value"
+
+    def __init__(self, ctx: CallContext) -> None:
+        super().__init__()
+        self._ctx = ctx
+        self._call: MemberCall | None = None
+        self._reader: ValueReader | None = None
+        self._error: Outcome | None = None
+        self._tag = ""  # a tag or name being read, across deltas
+
+    def _close_call(self, pos: int) -> None:
+        """The call's markup is complete at ``pos``: record its outcome."""
+        call = self._call
+        assert call is not None
+        call.close()
+        self.outcomes.append(call.outcome(pos))
+        self.last_end = pos
+        self._call = None
+
+    def _fail(self, message: str, at: int) -> None:
+        """Broken markup at ``at``: the error runs to the block's end."""
+        self._error = self._outcome_now(ErrorReason.MALFORMED_MARKUP, message)
+        self.failed_at = at
+        self._drop(self.SKIP)
+
+    def _outcome_now(self, reason: ErrorReason, message: str) -> Outcome:
+        call = self._call
+        if call is not None:
+            return call.error(None, reason, message)
+        return Outcome(None, reason=reason, message=message)
+
+    def _drop(self, state: int) -> None:
+        self._call = None
+        self._reader = None
+        self._tag = ""
+        self._state = state
+
+    def _end_at(self, end: int) -> None:
+        if self._error is not None:
+            self.outcomes.append(self._error)
+            self._error = None
+        self.end = end
+
+    def force_end(self, end: int) -> None:
+        self._end_at(end)
+
+    def fast_path(self) -> FastPath | None:
+        if self._state != self.STREAMING or self._reader is None or not self._reader.plain:
+            return None
+        return self._call.fast_path() if self._call is not None else None
+
+    def overflow(self) -> Outcome:
+        current = self._outcome_now(ErrorReason.TOO_LARGE, "")
+        self._error = Outcome(None, reason=ErrorReason.TOO_LARGE)
+        self._drop(self.SKIP)
+        return current
