@@ -285,7 +285,7 @@ def run(args: argparse.Namespace) -> int:
             explore = _explorer(grammar, last, per_batch, batch)
             try:
                 explore()
-            except (AssertionError, Exception) as exc:
+            except Exception as exc:  # any failure is a finding: assertion, crash, usage error
                 if isinstance(exc, ToolparseError):
                     message = f"usage error raised on model data: {exc!r}"
                 else:
