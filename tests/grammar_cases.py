@@ -28,6 +28,8 @@ __all__ = [
     "XML_TOOLS",
 ]
 
+PARIS = {"name": "get_weather", "arguments": {"city": "Paris"}}
+
 # Whole outputs with known results, per grammar: (text, expected calls)
 EXAMPLES = {
     "hermes": [
@@ -54,6 +56,50 @@ EXAMPLES = {
             "Checking.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
             "</function>\n</tool_call>\nDone.",
             [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+        ),
+    ],
+    "llama3-json": [
+        ('{"name": "get_weather", "parameters": {"city": "Paris"}}', [PARIS]),
+    ],
+    "pythonic": [
+        ('[get_weather(city="Paris")]', [PARIS]),
+    ],
+    "mistral": [
+        ('Checking. [TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}', [PARIS]),
+    ],
+    "deepseek": [
+        (
+            "Checking.<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>get_weather"
+            '<\uff5ctool\u2581sep\uff5c>{"city": "Paris"}<\uff5ctool\u2581call\u2581end\uff5c>'
+            "<\uff5ctool\u2581calls\u2581end\uff5c>",
+            [PARIS],
+        ),
+    ],
+    "glm": [
+        (
+            "Checking.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
+            [PARIS],
+        ),
+    ],
+    "kimi": [
+        (
+            "Checking.<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+            '<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>',
+            [PARIS],
+        ),
+    ],
+    "minimax": [
+        (
+            'Checking.\n<minimax:tool_call>\n<invoke name="get_weather">\n'
+            '<parameter name="city">Paris</parameter>\n</invoke>\n</minimax:tool_call>',
+            [PARIS],
+        ),
+    ],
+    "gpt-oss": [
+        (
+            "<|channel|>analysis<|message|>Weather.<|end|><|start|>assistant<|channel|>commentary "
+            'to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>',
+            [PARIS],
         ),
     ],
 }

@@ -29,8 +29,7 @@ from support import calls_of, check_all, check_reconciliation, covered_text, nor
 from toolparse import parse_iter, parse_stream, parse_text
 from toolparse.fuzz import ADVERSARIAL, FUZZ_TOOLS, MARKDOWN, REASONING_FRAGMENTS
 from toolparse.grammars import GRAMMARS
-from toolparse.grammars.reasoning import get_reasoning
-from toolparse.invariants import check_reasoning
+from toolparse.invariants import check_reasoning, reasoning_of
 
 # (name, grammar, options): every grammar as declared, and the modes tool choice puts a parser in
 MODES: list[tuple[str, str, dict[str, Any]]] = [
@@ -115,13 +114,13 @@ def test_every_prefix_then_close(
     mode: str, grammar: str, options: dict[str, Any], data: st.DataObject
 ) -> None:
     text = data.draw(outputs(grammar))
-    reasoning = get_reasoning(options.get("reasoning", "auto"))
+    reasoning = reasoning_of(grammar, options)
     for end in range(len(text) + 1):
         events = run(grammar, [text[:end]], **options)
         assert covered_text(events) == text[:end]
         check_reconciliation(events, collapsed=bool(options.get("collapse")))
         if reasoning is not None:
-            check_reasoning(events, reasoning.close, starts_open=reasoning.starts_open)
+            check_reasoning(events, reasoning)
 
 
 @pytest.mark.parametrize(("mode", "grammar", "options"), MODES, ids=IDS)

@@ -21,6 +21,7 @@ Times are medians over interleaved rounds: the machines are shared and noisy.
 from __future__ import annotations
 
 import argparse
+import bisect
 import functools
 import json
 import platform
@@ -33,7 +34,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from toolparse.events import ToolCall
+from toolparse.events import ReasoningDelta, TextDelta, ToolCall, ToolCallError
 from toolparse.grammars import get_grammar
 from toolparse.parser import StreamParser
 
@@ -446,14 +447,133 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(parser.parse_args(argv))
 
 
+def replay(path: str, input_format: str, grammar: str, tools: Any, repeats: int) -> dict[str, Any]:
+    """A recorded stream, replayed in its real chunk boundaries: the parse time
+    per delta (median, p99) and per call (from the delta that brought a call's
+    last character to its ``ToolCall``), against the floor in the same run."""
+    from toolparse.recorded import iter_deltas
+
+    def skipped(line: int, message: str) -> None:
+        print(f"toolparse bench: {path}: line {line}: {message} (skipped)", file=sys.stderr)
+
+    deltas = list(iter_deltas(path, input_format, on_error=skipped))
+    size = sum(map(len, deltas))
+    floor_ms: list[float] = []
+    total_ms: list[float] = []
+    per_delta: list[int] = []
+    call_latency: list[int] = []
+    calls = errors = 0
+    clock = time.perf_counter_ns
+    for _ in range(max(1, repeats)):
+        floor_ms.append(_timed(functools.partial(run_floor, deltas)) * 1000)
+        parser = StreamParser(grammar, tools)
+        times: list[int] = []
+        ends: list[int] = []  # input position after each delta
+        position = covered = 0
+        calls = errors = 0
+        for delta in deltas:
+            t0 = clock()
+            events = parser.feed(delta)
+            times.append(clock() - t0)
+            position += len(delta)
+            ends.append(position)
+            for event in events:
+                covered += _covered(event)
+                if isinstance(event, ToolCall):
+                    calls += 1
+                    first = bisect.bisect_left(ends, covered)  # the delta with the call's last character
+                    call_latency.append(sum(times[first:]))
+                elif isinstance(event, ToolCallError):
+                    errors += 1
+        t0 = clock()
+        parser.close()
+        times.append(clock() - t0)
+        per_delta += times
+        total_ms.append(sum(times) / 1e6)
+    per_delta.sort()
+    call_latency.sort()
+    floor = statistics.median(floor_ms)
+    total = statistics.median(total_ms)
+    return {
+        "file": path,
+        "grammar": grammar,
+        "deltas": len(deltas),
+        "characters": size,
+        "calls": calls,
+        "errors": errors,
+        "floor_ms": floor,
+        "toolparse_ms": total,
+        "x_floor": total / floor if floor else None,
+        "delta_median_us": statistics.median(per_delta) / 1000 if per_delta else None,
+        "delta_p99_us": _quantile(per_delta, 0.99) / 1000 if per_delta else None,
+        "call_median_us": statistics.median(call_latency) / 1000 if call_latency else None,
+        "call_p99_us": _quantile(call_latency, 0.99) / 1000 if call_latency else None,
+    }
+
+
+def _covered(event: Any) -> int:
+    """How many input characters an event covers."""
+    if isinstance(event, TextDelta):
+        return len(event.text)
+    if isinstance(event, (ReasoningDelta, ToolCall, ToolCallError)):
+        return len(event.raw)
+    return 0
+
+
+def _quantile(ordered: Sequence[int], q: float) -> int:
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def print_replay(report: dict[str, Any]) -> None:
+    def us(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f} us"
+
+    print(
+        f"{report['file']}: {report['deltas']} deltas, {report['characters']} characters, "
+        f"grammar {report['grammar']}: {report['calls']} calls, {report['errors']} errors"
+    )
+    ratio = report["x_floor"]
+    print(
+        f"total {report['toolparse_ms']:.3f} ms (floor {report['floor_ms']:.3f} ms, "
+        f"{'-' if ratio is None else f'{ratio:.1f}x'} the floor)"
+    )
+    print(f"per delta: median {us(report['delta_median_us'])}, p99 {us(report['delta_p99_us'])}")
+    calls = f"median {us(report['call_median_us'])}, p99 {us(report['call_p99_us'])}"
+    print(f"per call (last character to ToolCall): {calls}")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true", help="a run of under a minute")
     parser.add_argument("--repeats", type=int, default=None, help="rounds per scenario (default 3, quick 2)")
     parser.add_argument("--output", help="write every figure as JSON to this file")
     parser.add_argument("--plot", help="write a PNG of time against input size (needs matplotlib)")
+    parser.add_argument(
+        "--replay",
+        metavar="FILE",
+        help="instead: replay a recorded stream in its real chunk boundaries (see toolparse parse --input)",
+    )
+    parser.add_argument(
+        "--input",
+        default="auto",
+        choices=["auto", "sse", "jsonl", "json", "ollama", "text"],
+        help="(with --replay) the recording's format (default auto)",
+    )
+    parser.add_argument(
+        "--grammar", "-g", default="hermes", help="(with --replay) the wire format (default hermes)"
+    )
+    parser.add_argument("--tools", metavar="TOOLS.json", help="(with --replay) declared tools")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.replay:
+        from toolparse.tools import load_tools_file
+
+        tools = load_tools_file(args.tools) if args.tools else None
+        report = replay(args.replay, args.input, args.grammar, tools, args.repeats or 5)
+        print_replay(report)
+        if args.output:
+            Path(args.output).write_text(json.dumps(report, indent=2))
+        return 0
     repeats = args.repeats or (2 if args.quick else 3)
     report = measure(args.quick, repeats)
     print_report(report)

@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from importlib import resources
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from toolparse.errors import ToolparseError
 from toolparse.events import (
@@ -27,6 +27,11 @@ from toolparse.fuzz import DESCRIPTION as FUZZ_DESCRIPTION
 from toolparse.grammars import grammar_names
 from toolparse.grammars.reasoning import REASONING
 from toolparse.parser import StreamParser
+from toolparse.recorded import FORMATS as RECORDING_FORMATS
+from toolparse.tools import load_tools_file
+
+if TYPE_CHECKING:
+    from toolparse.recorded import RecordedChunk
 
 _READ_SIZE = 65536
 # A stand-in for a BPE tokenizer: words with their leading space, single
@@ -77,6 +82,15 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parse.add_argument("source", nargs="?", default="-", help="file to read, or - for stdin")
     _add_common(parse)
+    parse.add_argument(
+        "--input",
+        default="text",
+        choices=list(RECORDING_FORMATS),
+        help="what the source holds: the model's raw text (default), or a recorded stream: "
+        "sse (curl -N of an OpenAI-compatible endpoint), jsonl (chunk objects, one per line), "
+        "json (an array of chunk objects), ollama (/api/chat or /api/generate NDJSON), "
+        "auto (told from the first bytes); each chunk's content is one delta",
+    )
     parse.add_argument(
         "--errors-as-text", action="store_true", help="also emit the raw markup of failed calls as text"
     )
@@ -186,20 +200,7 @@ def _add_common(command: argparse.ArgumentParser) -> None:
 
 
 def _load_tools(path: str | None) -> list[Any] | None:
-    if path is None:
-        return None
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise ToolparseError(f"cannot read tools file {path!r}: {exc.strerror}") from exc
-    except json.JSONDecodeError as exc:
-        raise ToolparseError(f"tools file {path!r} is not valid JSON: {exc}") from exc
-    if isinstance(data, dict) and "tools" in data:
-        data = data["tools"]
-    if not isinstance(data, list):
-        raise ToolparseError(f"tools file {path!r} must hold a JSON list of tools")
-    return data
+    return None if path is None else load_tools_file(path)
 
 
 def _read_chunks(source: str) -> Iterator[str]:
@@ -239,10 +240,33 @@ def _parse(args: argparse.Namespace) -> int:
         options["max_call_chars"] = args.max_call_chars
     parser = StreamParser(args.grammar, _load_tools(args.tools), **options)
     out = sys.stdout
-    for chunk in _read_chunks(args.source):
-        _write_events(out, parser.feed(chunk))
+    if args.input == "text":
+        for chunk in _read_chunks(args.source):
+            _write_events(out, parser.feed(chunk))
+    else:
+        from toolparse.recorded import RecordedDecoder
+
+        def report(line: int, message: str) -> None:
+            print(f"toolparse: {args.source}: line {line}: {message} (skipped)", file=sys.stderr)
+
+        decoder = RecordedDecoder(args.input, on_error=report)
+        for text in _read_chunks(args.source):
+            for recorded in decoder.feed(text):
+                _write_recorded(out, parser, recorded)
+        for recorded in decoder.close():
+            _write_recorded(out, parser, recorded)
     _write_events(out, parser.close())
     return 0
+
+
+def _write_recorded(out: IO[str], parser: StreamParser, recorded: RecordedChunk) -> None:
+    """One recorded chunk: reasoning the server separated, then the model's text, parsed."""
+    events: list[Event] = []
+    if recorded.reasoning:
+        events.append(ReasoningDelta(recorded.reasoning, recorded.reasoning))
+    if recorded.content:
+        events += parser.feed(recorded.content)
+    _write_events(out, events)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -335,27 +359,60 @@ def _demo(args: argparse.Namespace) -> int:
 def _in_grammar(text: str, grammar: str, tools: list[Any] | None) -> str:
     """The bundled Hermes example rewritten into another format: calls rendered
     by that grammar's prompt side (the one drafted in the reasoning too),
-    broken markup and text kept as they are."""
+    broken markup and text kept as they are. Formats with their own framing
+    get it: Llama 3 calls after ``<|python_tag|>``, pythonic ones inside
+    ``<|python_start|>``, and gpt-oss's harmony channels."""
     from toolparse.events import ToolCall as Call
     from toolparse.events import ToolCallError as Error
     from toolparse.grammars import get_grammar
 
-    render = get_grammar(grammar).prompt.render_call
-    parts = []
+    declared = get_grammar(grammar)
+    grammar = declared.name  # (an alias: the grammar's own name)
+    render = declared.prompt.render_call
+    harmony = grammar == "gpt-oss"
+    pieces: list[tuple[str, str]] = []  # (kind, text): "text" or "call"
     for event in StreamParser("hermes", tools, reasoning="none").feed(text):
         if isinstance(event, TextDelta):
-            parts.append(event.text)
+            pieces.append(("text", event.text))
         elif isinstance(event, Call):
-            parts.append(render(event.name, event.arguments))
+            pieces.append(("call", render(event.name, event.arguments)))
         elif isinstance(event, Error):  # the example's broken call, broken in this format's way
-            call = render("notify", {"to": "team", "message": "done"})
-            if grammar == "qwen3-coder":
-                parts.append(call.replace("<function=notify>", "<function=notify"))
-            elif grammar == "xml":  # cut off: the output ends inside the call
-                parts.append(call.replace("</message></notify>", ""))
-            else:
-                parts.append(call.replace("}}", "}", 1))
+            pieces.append(("call", _broken(render("notify", {"to": "team", "message": "done"}), grammar)))
+    parts = []
+    thinking = False
+    for kind, piece in pieces:
+        if kind == "text":
+            thinking = thinking or "<think>" in piece
+            if harmony:
+                piece = piece.replace("<think>\n", "<|channel|>analysis<|message|>")
+                piece = piece.replace("\n</think>\n", "<|end|>").replace("</think>", "<|end|>")
+                if not thinking and piece.strip():
+                    channel = "final" if piece is pieces[-1][1] else "commentary"
+                    piece = f"<|start|>assistant<|channel|>{channel}<|message|>{piece.strip()}<|end|>"
+            thinking = thinking and "</think>" not in piece and "<|end|>" not in piece
+        elif harmony and thinking:  # (a call drafted in the analysis channel is its text)
+            piece = piece[piece.index("to=functions.") + 13 : piece.index(" <|constrain|>")] + " " + piece[
+                piece.index("<|message|>") + 11 : -len("<|call|>")
+            ] + "\n"
+        elif not thinking and grammar == "llama3-json":
+            piece = "<|python_tag|>" + piece
+        elif not thinking and grammar == "pythonic":
+            piece = f"<|python_start|>{piece}<|python_end|>"
+        parts.append(piece)
     return "".join(parts)
+
+
+def _broken(call: str, grammar: str) -> str:
+    """A call as a model gets it wrong: its markup or its JSON cut short."""
+    if grammar == "qwen3-coder":
+        return call.replace("<function=notify>", "<function=notify")
+    if grammar == "xml":  # cut off: the output ends inside the call
+        return call.replace("</message></notify>", "")
+    if grammar == "glm":  # a value without its tag
+        return call.replace("<arg_value>done", "done")
+    if grammar == "minimax":  # a name left unquoted
+        return call.replace('<invoke name="notify">', "<invoke name=notify>")
+    return call.replace('"done"}', '"done"', 1).replace('"done")', '"done"', 1)
 
 
 class _Style:
@@ -384,6 +441,8 @@ class _Style:
 def _show(events: list[Event], style: _Style, counts: dict[str, int]) -> None:
     out = sys.stdout
     for event in events:
+        if isinstance(event, ReasoningDelta) and not event.text:  # (markup only: not shown)
+            continue
         thinking = isinstance(event, ReasoningDelta)
         if thinking != bool(counts["thinking"]):
             counts["thinking"] = thinking

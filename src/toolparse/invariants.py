@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from toolparse.engine.core import join_surrogate_pairs
-from toolparse.engine.declare import Grammar
+from toolparse.engine.declare import Grammar, Reasoning
 from toolparse.events import (
     Event,
     ReasoningDelta,
@@ -34,7 +34,8 @@ from toolparse.events import (
     ToolCallStart,
     canonical_json,
 )
-from toolparse.grammars.reasoning import get_reasoning
+from toolparse.grammars import get_grammar
+from toolparse.grammars.reasoning import reasoning_for
 from toolparse.parser import StreamParser
 
 
@@ -133,23 +134,32 @@ def check_reconciliation(events: Sequence[Event], *, collapsed: bool = False) ->
     assert set(started) == ended, f"calls started but never ended: {set(started) - ended}"
 
 
-def check_reasoning(events: Sequence[Event], close: str, *, starts_open: bool = False) -> None:
-    """While reasoning is open (after an event of reasoning whose raw does not
-    end with the closer ``close``), only reasoning comes out: no call is read
-    there, and no visible text. (A forced answer that never began, the stream
+def check_reasoning(events: Sequence[Event], reasoning: Reasoning) -> None:
+    """While reasoning is open, only reasoning comes out: no call is read
+    there, and no visible text. Reasoning opens and closes where a reasoning
+    event's raw holds the opener or the closer (whichever comes last); other
+    markup leaves it as it was. (A forced answer that never began, the stream
     having ended inside reasoning, is an error, or with ``unknown_on_error`` a
     call, with no input of its own.)"""
     unread = {e.index for e in events if isinstance(e, (ToolCall, ToolCallError)) and not e.raw}
-    open_ = starts_open
+    open_ = reasoning.starts_open
     for event in events:
         if isinstance(event, ReasoningDelta):
-            if event.raw:
-                open_ = not event.raw.endswith(close)
+            closed_at = event.raw.rfind(reasoning.close)
+            opened_at = event.raw.rfind(reasoning.open) if reasoning.open else -1
+            if closed_at != opened_at:
+                open_ = opened_at > closed_at
         elif open_ and not (
             (isinstance(event, TextDelta) and not event.text)
             or (not isinstance(event, TextDelta) and event.index in unread)
         ):
             raise AssertionError(f"{type(event).__name__} while reasoning is open: {event!r:.200}")
+
+
+def reasoning_of(grammar: str | Grammar, options: dict[str, Any]) -> Reasoning | None:
+    """The reasoning declaration a parser of ``grammar`` with ``options`` reads."""
+    declaration = grammar if isinstance(grammar, Grammar) else get_grammar(grammar)
+    return reasoning_for(declaration, options.get("reasoning", "auto"))
 
 
 def check_all(
@@ -161,13 +171,13 @@ def check_all(
     expected = normalize(whole)
     as_text = bool(options.get("errors_as_text"))
     collapsed = bool(options.get("collapse")) and _forced(options.get("tool_choice"))
-    reasoning = get_reasoning(options.get("reasoning", "auto"))
+    reasoning = reasoning_of(grammar, options)
     for deltas in [[text], list(text), *splits]:
         events = whole if len(deltas) == 1 and deltas[0] is text else run(grammar, deltas, **options)
         assert covered_text(events, errors_as_text=as_text) == join_surrogate_pairs("".join(deltas))
         check_reconciliation(events, collapsed=collapsed)
         if reasoning is not None:
-            check_reasoning(events, reasoning.close, starts_open=reasoning.starts_open)
+            check_reasoning(events, reasoning)
         assert normalize(events) == expected, f"chunking changed the events: {deltas!r:.300}"
     return whole
 

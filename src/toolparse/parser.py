@@ -13,7 +13,7 @@ from toolparse.engine.declare import Grammar, Reasoning
 from toolparse.errors import InvalidOptionError
 from toolparse.grammars import get_grammar
 from toolparse.grammars.forced import TEXT_ONLY, forced_json
-from toolparse.grammars.reasoning import get_reasoning
+from toolparse.grammars.reasoning import reasoning_for
 from toolparse.limits import DEFAULT_MAX_CALL_CHARS, DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT, check_count
 from toolparse.tools import Tool, ToolLike, normalize_tools
 
@@ -95,6 +95,7 @@ class StreamParser(Engine):
         id_factory: IdFactory | None = None,
     ) -> None:
         declaration = grammar if isinstance(grammar, Grammar) else get_grammar(grammar)
+        native = declaration  # (its own reasoning markers are what "auto" means, whatever the choice)
         choice = None
         if tool_choice is not None:
             from toolparse.fastpath.choice import function_tools, validate
@@ -137,7 +138,7 @@ class StreamParser(Engine):
             max_call_chars=max_call_chars,
             collapse=collapse and forced,
             unknown_on_error=unknown_on_error and forced,
-            reasoning=get_reasoning(reasoning),
+            reasoning=reasoning_for(native, reasoning),
         )
 
     @property

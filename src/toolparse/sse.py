@@ -21,23 +21,27 @@ class SSEError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ServerSentEvent:
-    """One dispatched event: its type (``"message"`` unless named) and data."""
+    """One dispatched event: its type (``"message"`` unless named), its data,
+    and the line its data began on (counted from 1)."""
 
     data: str
     event: str = "message"
+    line: int = 0
 
 
 class SSEDecoder:
     """Text in, events out: ``feed(text) -> list[ServerSentEvent]``."""
 
-    __slots__ = ("_cr", "_data", "_event", "_line", "_line_length", "_max_line")
+    __slots__ = ("_cr", "_data", "_data_line", "_event", "_line", "_line_length", "_lineno", "_max_line")
 
     def __init__(self, max_line: int = DEFAULT_MAX_LINE) -> None:
         self._line: list[str] = []  # the unfinished line, in pieces
         self._line_length = 0
         self._cr = False  # the last character seen was a CR (a CRLF may be split)
         self._data: list[str] = []
+        self._data_line = 0
         self._event = ""
+        self._lineno = 0
         self._max_line = max_line
 
     def feed(self, text: str) -> list[ServerSentEvent]:
@@ -85,12 +89,14 @@ class SSEDecoder:
             self._line.clear()
             self._line_length = 0
         self._take("", out)
+        self._lineno -= 1  # (the blank line added at the end is not in the stream)
         return out
 
     def _take(self, line: str, out: list[ServerSentEvent]) -> None:
+        self._lineno += 1
         if not line:
             if self._data:
-                out.append(ServerSentEvent("\n".join(self._data), self._event or "message"))
+                out.append(ServerSentEvent("\n".join(self._data), self._event or "message", self._data_line))
             self._data = []
             self._event = ""
             return
@@ -100,6 +106,8 @@ class SSEDecoder:
         if colon and value.startswith(" "):
             value = value[1:]
         if field == "data":
+            if not self._data:
+                self._data_line = self._lineno
             self._data.append(value)
         elif field == "event":
             self._event = value

@@ -152,3 +152,25 @@ def normalize_tools(tools: Iterable[ToolLike] | None) -> tuple[Tool, ...] | None
             raise InvalidToolError(f"two tools are named {tool.name!r}")
         seen.add(tool.name)
     return result
+
+
+def load_tools_file(path: str) -> list[Any]:
+    """The tools in a JSON file: a list (OpenAI style or name/parameters), or
+    an object with a ``tools`` list. Raises :class:`~toolparse.ToolparseError`
+    saying what is wrong with the file."""
+    import json
+
+    from toolparse.errors import ToolparseError
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise ToolparseError(f"cannot read tools file {path!r}: {exc.strerror}") from exc
+    except json.JSONDecodeError as exc:
+        raise ToolparseError(f"tools file {path!r} is not valid JSON: {exc}") from exc
+    if isinstance(data, dict) and "tools" in data:
+        data = data["tools"]
+    if not isinstance(data, list):
+        raise ToolparseError(f"tools file {path!r} must hold a JSON list of tools")
+    return data

@@ -312,16 +312,24 @@ def _parse_number(text: str, *, integer: bool) -> int | float | None:
     return number
 
 
-def _parse_json(text: str) -> Any:
-    """Strict JSON first, then the tolerant reader (quotes, Python literals, commas)."""
+def _parse_json(text: str, *, escaped_once: bool = True) -> Any:
+    """Strict JSON first, then the tolerant reader (quotes, Python literals,
+    commas), then JSON escaped once more (GLM-4.6 writes an array value as
+    ``[{\\"id\\": 1}]``: the body of a JSON string holding the JSON)."""
     try:
         return json.loads(text)
     except (ValueError, RecursionError):
         pass
     canonical = parse_value(text)
-    if canonical is None:
-        return _NOT_CONVERTED
-    return json.loads(canonical)
+    if canonical is not None:
+        return json.loads(canonical)
+    if escaped_once and '\\"' in text:
+        try:
+            unescaped = json.loads(f'"{text}"', strict=False)
+        except ValueError:
+            return _NOT_CONVERTED
+        return _parse_json(unescaped, escaped_once=False)
+    return _NOT_CONVERTED
 
 
 def _split(text: str) -> list[str]:

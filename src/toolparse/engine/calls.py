@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from toolparse.coercion.inline import (
     text_streams,
     wants_array,
 )
+from toolparse.engine.value import PLAIN_XML_TEXT
 from toolparse.errors import InvalidOptionError
 from toolparse.events import (
     ErrorReason,
@@ -48,7 +50,7 @@ from toolparse.events import (
     new_call_start,
     replace_lone_surrogates,
 )
-from toolparse.readers.json import JsonRewriter, ValueTyper, parse_value
+from toolparse.readers.json import STRING_RUN, JsonRewriter, ValueTyper, parse_value
 from toolparse.readers.pieces import Pieces
 from toolparse.tools import Tool
 
@@ -64,9 +66,9 @@ _JSON = 4  # no schema and JSON-looking: parsed when it closes
 _DROP = 5  # read and dropped
 
 
-FastPath = tuple[Pieces, int, str, str]
-"""(the call's argument pieces, call index, call id, characters besides ``"``
-and ``\\`` that are not plain here) while a plain string streams."""
+FastPath = tuple[Pieces, int, str, "re.Pattern[str]"]
+"""(the call's argument pieces, call index, call id, the pattern a delta must
+match whole to be appended as it stands) while a string streams."""
 
 
 @dataclass(slots=True)
@@ -386,7 +388,7 @@ class EnvelopeCall(Call):
         if not self.streaming or not self.reader.in_plain_string(self.scratch):
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, ""
+        return self.args, self.index, self.id, STRING_RUN
 
     def outcome(self, end: int | None) -> Outcome:
         if self.problem is None and self.name is None:
@@ -411,7 +413,7 @@ class JsonArgsCall(Call):
         if not self.streaming or not self.reader.in_plain_string(self.scratch):
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, ""
+        return self.args, self.index, self.id, STRING_RUN
 
 
 # -- named text members: <parameter=city>Paris</parameter> -----------------------------------
@@ -431,7 +433,11 @@ class MemberCall(Call):
       (``<tags>a</tags><tags>b</tags>``) and is written when the call closes;
     * with no tools declared, a member whose text begins with ``{`` or ``[`` is
       parsed as JSON when it closes; other text streams as a string;
-    * with ``coerce=False`` every member is a string, streamed untouched.
+    * with ``coerce=False`` every member is a string, streamed untouched;
+    * with ``literal``, a member's text is a Python literal (pythonic calls):
+      collected, read by ``convert``, then coerced (with no schema, kept as read);
+      and the call is announced only once its first member begins or it
+      closes (``[Paris](...)`` may still turn out to be text).
 
     A repeated member that does not admit an array keeps its first value.
     """
@@ -444,10 +450,12 @@ class MemberCall(Call):
         "_issues",
         "_key",
         "_keys",
+        "_literal",
         "_mode",
         "_root",
         "_schema",
         "_schemaless",
+        "_unannounced",
     )
 
     def __init__(
@@ -455,9 +463,12 @@ class MemberCall(Call):
         ctx: CallContext,
         name: str,
         convert: Callable[[str], Any] | None = None,
+        *,
+        literal: bool = False,
     ) -> None:
         super().__init__(ctx)
         self._convert = convert  # collected member text -> value (XML fragments -> dicts)
+        self._literal = literal
         schema = ctx.schema_of(name)
         self._root: dict[str, Any] | None = schema if schema is not None and ctx.coerce else None
         self._schemaless = ctx.tools is None and ctx.coerce  # no tools: JSON-looking text is parsed
@@ -470,7 +481,11 @@ class MemberCall(Call):
         self._schema: Any = None
         self._buffer: list[str] = []
         self.scratch.append("{")
-        self.announce(name)
+        self._unannounced = literal
+        if literal:
+            self.name = name
+        else:
+            self.announce(name)
 
     def _write_key(self, key: str) -> None:
         if self._count:
@@ -480,6 +495,7 @@ class MemberCall(Call):
 
     def begin(self, key: str) -> bool:
         """A member named ``key`` begins; True if its text streams as a string."""
+        self._announce_once()
         self._key = key
         self._buffer = []
         if key in self._deferred:
@@ -489,7 +505,7 @@ class MemberCall(Call):
             self._mode = _DROP
             return False
         if self._root is None:
-            self._mode = _SNIFF if self._schemaless else _STREAM
+            self._mode = _BUFFER if self._literal else _SNIFF if self._schemaless else _STREAM
             schema: Any = None
         else:
             assert self.name is not None
@@ -502,7 +518,7 @@ class MemberCall(Call):
                 self._deferred[key] = (schema, [])
                 self._mode = _DEFER
                 return False
-            self._mode = mode
+            self._mode = _BUFFER if self._literal and mode == _STREAM else mode
         self._schema = schema
         self._keys.add(key)
         self._write_key(key)
@@ -515,7 +531,7 @@ class MemberCall(Call):
         if self._mode != _STREAM or not self.started or self.scratch:
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, "<&\n"
+        return self.args, self.index, self.id, PLAIN_XML_TEXT  # (the value's reader says which)
 
     def has_members(self) -> bool:
         return self._count > 0 or bool(self._deferred)
@@ -569,16 +585,38 @@ class MemberCall(Call):
         elif mode == _JSON:
             self.scratch.append(canonical_json(coerce(text, None).value))
         elif mode == _BUFFER:
-            raw: Any = self._convert(text) if self._convert is not None else text
-            value, issues = coerce_at(raw, self._schema, self._root, _child_path("$", self._key), 1)
-            self._issues.extend(issues)
+            raw: Any = self._converted(text)
+            if self._literal and self._schema is None:
+                value: Any = raw  # (a literal says its own type)
+            else:
+                value, issues = coerce_at(raw, self._schema, self._root, _child_path("$", self._key), 1)
+                self._issues.extend(issues)
             self.scratch.append(canonical_json(value))
         elif mode == _DEFER:
-            self._deferred[self._key][1].append(self._convert(text) if self._convert is not None else text)
+            self._deferred[self._key][1].append(self._converted(text))
         self._mode = _DROP
+
+    def _converted(self, text: str) -> Any:
+        """A member's collected text as a value (``convert``); a literal that
+        cannot be read makes the call invalid (its value is then null)."""
+        if self._convert is None:
+            return text
+        try:
+            return self._convert(text)
+        except ValueError as exc:
+            if self.problem is None:
+                self.problem = f"argument {self._key!r} is not a literal: {exc}"
+            return None
+
+    def _announce_once(self) -> None:
+        if self._unannounced:
+            self._unannounced = False
+            assert self.name is not None
+            self.announce(self.name)
 
     def close(self) -> None:
         """The call's markup is complete: write the collected array members, close the object."""
+        self._announce_once()
         for key, (schema, texts) in self._deferred.items():
             value: Any = texts[0] if len(texts) == 1 else texts
             coerced, issues = coerce_at(value, schema, self._root, _child_path("$", key), 1)

@@ -10,6 +10,7 @@ grammar. It is done once per grammar and set of declared tools, and cached.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -30,6 +31,7 @@ from toolparse.engine.declare import (
     Grammar,
     JsonArgs,
     JsonCalls,
+    Literal,
     Name,
     Opener,
     Region,
@@ -50,6 +52,7 @@ JSON_CALLS: Final = 2
 JSON_ARGS: Final = 3
 VALUE: Final = 4
 SKIP: Final = 5
+LITERAL: Final = 6
 
 # where a step goes besides a region (regions are numbered from 0)
 TO_END: Final = -1
@@ -94,10 +97,12 @@ class CRegion:
     xml: bool = False
     nest: dict[TermLike, TermLike] = field(default_factory=dict)  # (values) opener -> closer
     nest_at_line_start: bool = False
+    keep_newlines: bool = False
     balanced: bool = False
     max_len: int = 128
     strip: bool = False
     declared: bool = False
+    pattern: re.Pattern[str] | None = None  # (literals) what needs a look outside strings
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +123,7 @@ class COpener:
     region: int
     lenient: bool
     step: CStep | None
+    again: bool = False  # the opener is read again by the block's first region
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -127,6 +133,8 @@ class CompiledGrammar:
     name: str
     openers: Lexicon
     """The terminals that open a block in the visible text."""
+    start_openers: Lexicon | None
+    """The terminals that open a block only where the answer begins."""
     opener_steps: dict[TermLike, COpener]
     start: COpener | None
     """Begin in this block (a forced answer), before any text."""
@@ -135,6 +143,8 @@ class CompiledGrammar:
     text_stops: str
     """The characters plain text must not hold to need no look: every
     character an opener may begin with, and the newline (Markdown lines)."""
+    tokens: bool = False
+    """The literal openers are special tokens: markup even in Markdown code."""
 
     def openers_for(self, tool_names: tuple[str, ...] | None) -> tuple[Lexicon, dict[str, tuple[Term, str]]]:
         """The openers as literals for these tools: ``<name>`` and ``<name/>``
@@ -192,16 +202,21 @@ def _compile(grammar: Grammar) -> CompiledGrammar:
         if spec.to not in index:
             raise ValueError(f"{grammar.name}: an opener goes to an unknown region {spec.to!r}")
         step = None if spec.step is None else _step(spec.step, index, grammar.regions)
-        return COpener(block(spec.closer), index[spec.to], spec.lenient, step)
+        return COpener(block(spec.closer), index[spec.to], spec.lenient, step, spec.again)
 
     opener_steps = {term: opener(spec) for term, spec in grammar.openers.items()}
     start = None
     if grammar.start is not None:
         start = opener(Opener(grammar.start))
-    fences = frozenset(t for t in opener_terms if isinstance(t, str) and t.startswith(("```", "~~~")))
-    openers = Lexicon(opener_terms)
+    anywhere = tuple(t for t, spec in grammar.openers.items() if not spec.at_start)
+    at_start = tuple(t for t, spec in grammar.openers.items() if spec.at_start)
+    fences = frozenset(t for t in anywhere if isinstance(t, str) and t.startswith(("```", "~~~")))
+    openers = Lexicon(anywhere)
     stops = "".join(sorted(openers.first_chars())) + "\n"
-    return CompiledGrammar(grammar.name, openers, opener_steps, start, fences, stops)
+    start_openers = Lexicon(at_start) if at_start else None
+    return CompiledGrammar(
+        grammar.name, openers, start_openers, opener_steps, start, fences, stops, grammar.tokens
+    )
 
 
 def _region(
@@ -288,8 +303,16 @@ def _region(
             xml=region.xml,
             nest=nest,
             nest_at_line_start=region.nest_at_line_start,
+            keep_newlines=region.keep_newlines,
             balanced=region.balanced,
         )
+    if isinstance(region, Literal):
+        for term in region.on:
+            if not isinstance(term, str) or len(term) != 1 or term in "\"'\\([{":
+                raise ValueError(f"{name}: a literal ends at single characters, not {term!r}")
+        ends: dict[TermLike, CStep] = {term: one(step) for term, step in region.on.items()}
+        pattern = re.compile("[" + re.escape("\"'()[]{}" + "".join(region.on)) + "]")
+        return CRegion(name, LITERAL, Lexicon(()), ends, at_end=at_end(region.at_end), pattern=pattern)
     raise TypeError(f"not a region: {region!r}")
 
 
@@ -329,4 +352,25 @@ def _step(step: Step, index: Mapping[str, int], regions: Mapping[str, Region] | 
 
 
 def _goes_to_json_args(to: str, index: Mapping[str, int], regions: Mapping[str, Region] | None) -> bool:
-    return regions is not None and isinstance(regions.get(to), JsonArgs)
+    """A call started by a step to ``to`` takes one JSON arguments object: ``to``
+    is a JsonArgs region, or markup (Space regions) leads only to one
+    (``[CALL_ID]...[ARGS]{...}``, ``<|constrain|>json<|message|>{...}``)."""
+    if regions is None:
+        return False
+    seen: set[str] = set()
+    todo = [to]
+    found = False
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in regions:
+            continue
+        seen.add(name)
+        region = regions[name]
+        if isinstance(region, JsonArgs):
+            found = True
+        elif isinstance(region, Space):
+            steps = [*region.on.values(), *region.chars.values(), region.otherwise]
+            todo += [step.to for step in steps if isinstance(step, Go)]
+        else:
+            return False  # (members are read there)
+    return found

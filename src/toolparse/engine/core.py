@@ -28,7 +28,7 @@ from toolparse.engine.compile import CompiledGrammar
 from toolparse.engine.declare import Reasoning
 from toolparse.engine.lexicon import Hit
 from toolparse.engine.machine import Machine
-from toolparse.engine.text import ANSWER, REASONING_CLOSE, REASONING_OPEN, TextScanner
+from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner
 from toolparse.errors import InternalParserError, StreamClosedError, ToolparseError
 from toolparse.events import (
     SURROGATE,
@@ -173,13 +173,10 @@ class Engine:
             # inside a string that streams: a plain delta is only appended (see
             # Machine.fast_path); anything else takes the full path
             raw = self._raw
-            args, index, call_id, plain_stops = fast
+            args, index, call_id, plain = fast
             if (
                 isinstance(delta, str)
-                and delta.isprintable()
-                and '"' not in delta
-                and "\\" not in delta
-                and (not plain_stops or (plain_stops[0] not in delta and plain_stops[-1] not in delta))
+                and plain.fullmatch(delta) is not None
                 and raw.length + len(delta) <= self._max_call_chars
             ):
                 if not delta:
@@ -291,18 +288,19 @@ class Engine:
                         self._held = text[j:]
                     return
                 key = hit.key
-                if key is REASONING_OPEN or key is REASONING_CLOSE:  # (markup: in a reasoning event)
-                    self._emit_reasoning("", text[hit.start : hit.end], out)
+                if key is REASONING_OPEN or key is REASONING_CLOSE or key is MARKUP:
+                    self._emit_reasoning("", text[hit.start : hit.end], out)  # (markup: in a reasoning event)
                     if key is REASONING_OPEN:
                         scanner.enter_reasoning()
-                    else:
+                    elif key is REASONING_CLOSE:
                         scanner.leave_reasoning()
                 elif key is ANSWER:  # a forced answer begins
                     assert self._grammar.start is not None
                     self._machine = Machine(self._grammar.start, self._ctx, "")
                     self._answered = True
                 else:
-                    self._open(text, hit, out)
+                    i = self._open(text, hit, out)
+                    continue
                 i = hit.end
                 continue
             if machine.finished:  # (an opener that is a whole call: <get_time/>)
@@ -356,15 +354,20 @@ class Engine:
         text = again + text[i:]
         return text, 0, len(text)
 
-    def _open(self, text: str, hit: Hit, out: list[Event]) -> None:
-        """An opener: a block begins."""
-        self._raw.append(text[hit.start : hit.end])
+    def _open(self, text: str, hit: Hit, out: list[Event]) -> int:
+        """An opener: a block begins. Returns where reading goes on (the
+        opener's end, or its start when the block reads it again)."""
         self._cut_checked = False
         key, name = hit.key, hit.name
         if isinstance(key, str) and key in self._scanner.spelled:  # a declared tool's tag, spelled out
             key, name = self._scanner.spelled[key]
         spec = self._grammar.opener_steps[key]
+        if spec.again:  # (bare JSON's "{": the block's reader reads it)
+            self._machine = Machine(spec, self._ctx, name, 0)
+            return hit.start
+        self._raw.append(text[hit.start : hit.end])
         self._machine = Machine(spec, self._ctx, name, hit.end - hit.start)
+        return hit.end
 
     # -- block endings --------------------------------------------------------------------
 

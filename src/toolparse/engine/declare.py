@@ -210,10 +210,25 @@ class Value:
     """Count an opening terminal of ``nest`` only where it begins a line."""
     balanced: bool = False
     """A value that ends with nested markup still open is broken markup."""
+    keep_newlines: bool = False
+    """Keep the newlines right after the opening tag and right before the
+    closing one: the format writes values glued to their tags, so those
+    newlines are the value's own (GLM)."""
     at_end: Step | None = None
 
 
-Region: TypeAlias = Space | Name | JsonCalls | JsonArgs | Value
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """A Python literal (a pythonic call's argument: ``"Paris"``, ``3``,
+    ``[1, 2]``, ``{'a': True}``), up to one of the ``on`` characters met
+    outside its strings and brackets. Read as data, never evaluated (see
+    :mod:`toolparse.readers.pyliteral`); collected, then typed by the schema."""
+
+    on: Mapping[str, Step]
+    at_end: Step | None = None
+
+
+Region: TypeAlias = Space | Name | JsonCalls | JsonArgs | Value | Literal
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +243,13 @@ class Opener:
     """A common word in other uses (``<tools>``): the block is text unless a call is inside."""
     step: Go | None = None
     """Actions taken as the block opens (``call=True`` for ``<tool_name>``)."""
+    again: bool = False
+    """The opener is part of the block's markup: its first region reads it
+    (the ``{`` of bare JSON)."""
+    at_start: bool = False
+    """Opens a block only where the model's answer begins (after whitespace and
+    reasoning): bare JSON ``{`` or a pythonic ``[`` is a call there, and
+    ordinary text anywhere else."""
 
 
 class PromptFormat(ABC):
@@ -246,18 +268,6 @@ class PromptFormat(ABC):
     @abstractmethod
     def render_result(self, name: str, content: Any) -> str:
         """A tool's result, as text for the next user turn."""
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Grammar:
-    """A wire format: its openers, its regions, and its prompt side."""
-
-    name: str
-    openers: Mapping[TermLike, Opener]
-    regions: Mapping[str, Region]
-    prompt: PromptFormat
-    start: str | None = None
-    """Begin inside this region, as in a block with no opener (a forced answer)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +291,11 @@ class Reasoning:
     """The opener opens reasoning anywhere in the visible text (outside code
     fences and quotes); False: only where the answer begins, after whitespace
     and earlier reasoning."""
+    markup: tuple[str, ...] = ()
+    """The format's other markers around its channels (gpt-oss's
+    ``<|start|>assistant``, ``<|channel|>final<|message|>``, ``<|return|>``):
+    never visible text; like a stray closer, each is kept in a
+    :class:`~toolparse.events.ReasoningDelta`'s ``raw`` with no ``text``."""
 
     def __post_init__(self) -> None:
         for marker in (self.open, self.close):
@@ -294,3 +309,23 @@ class Reasoning:
             raise ValueError(f"the reasoning opener and closer must differ, not both {self.close!r}")
         if self.open is None and not self.starts_open:
             raise ValueError("reasoning with no opener must start open (starts_open=True)")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Grammar:
+    """A wire format: its openers, its regions, and its prompt side."""
+
+    name: str
+    openers: Mapping[TermLike, Opener]
+    regions: Mapping[str, Region]
+    prompt: PromptFormat
+    start: str | None = None
+    """Begin inside this region, as in a block with no opener (a forced answer)."""
+    reasoning: Reasoning | None = None
+    """How this format marks reasoning, when it has its own way (gpt-oss's
+    analysis channel): what the ``reasoning="auto"`` option means for it."""
+    tokens: bool = False
+    """The literal openers (and the reasoning markers) are special tokens of
+    the model's tokenizer, which prose cannot spell by accident: they are
+    markup wherever they appear, inside a Markdown code fence or quote too
+    (which they end)."""

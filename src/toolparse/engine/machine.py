@@ -33,6 +33,7 @@ from toolparse.engine.calls import (
 from toolparse.engine.compile import (
     JSON_ARGS,
     JSON_CALLS,
+    LITERAL,
     NAME,
     TO_BEFORE,
     TO_END,
@@ -48,6 +49,7 @@ from toolparse.engine.lexicon import Hit
 from toolparse.engine.value import ValueReader
 from toolparse.events import ErrorReason
 from toolparse.readers.json import JsonSyntaxError
+from toolparse.readers.pyliteral import parse_literal
 from toolparse.readers.xml_tree import fragment_value
 
 _NOT_SPACE: Final = re.compile(r"[^ \t\r\n]")
@@ -76,6 +78,10 @@ class Machine:
         "_jstate",
         "_key",
         "_lenient",
+        "_lit_depth",
+        "_lit_escape",
+        "_lit_quote",
+        "_literal",
         "_name",
         "_name_parts",
         "_outcomes",
@@ -117,6 +123,10 @@ class Machine:
         self._outcomes: list[Outcome] = []
         self._error: Outcome | None = None  # ends the block's outcomes, once it ends
         self._xml = any(r.kind == VALUE and r.xml for r in self._regions)
+        self._literal = any(r.kind == LITERAL for r in self._regions)
+        self._lit_depth = 0  # (a literal being read) brackets open
+        self._lit_quote = ""  # (a literal being read) the quote of the string it is in
+        self._lit_escape = False  # (a literal being read) a backslash ended the last text
         self._stop = False
         self.waiting = False
         """The last :meth:`feed` stopped where more text is needed to decide."""
@@ -138,6 +148,7 @@ class Machine:
             self._read_json_args,
             self._read_value,
             self._read_skip,
+            self._read_literal,
         )
         self._region = self._regions[opener.region]
         self._read: Callable[[CRegion, str, int, int, bool], int] = self._read_space
@@ -170,7 +181,7 @@ class Machine:
             if value is None or not value.plain:
                 return None
             path = call.fast_path()
-            return None if path is None else (path[0], path[1], path[2], value.stops)
+            return None if path is None else (path[0], path[1], path[2], value.plain_text)
         if (kind == JSON_CALLS and self._jstate == _BODY) or kind == JSON_ARGS:
             return call.fast_path()
         return None
@@ -322,10 +333,12 @@ class Machine:
         parts = self._name_parts
         parts.append(text[i:limit])
         length = sum(map(len, parts)) if len(parts) > 1 else len(parts[0])
-        if length > region.max_len + (64 if region.strip else 0):
+        longest = region.max_len + (64 if region.strip else 0)
+        if length > longest:
             otherwise = region.otherwise
             assert otherwise is not None
-            return self._do(otherwise, limit, limit, None, base)
+            at = limit - (length - longest) + 1  # (just past the limit, however the text came)
+            return self._do(otherwise, at, at, None, base)
         if hit is None:
             return limit if limit == n else self._wait(limit)
         if not final and lexicon.undecided(text, hit.start, hit.key):
@@ -360,6 +373,62 @@ class Machine:
             self._fail("a parameter opened again inside itself was never closed", base + hit.start)
             return hit.start
         return self._do(region.steps[hit.key], hit.start, hit.end, hit, base)
+
+    def _read_literal(self, region: CRegion, text: str, i: int, base: int, final: bool) -> int:
+        """A Python literal, up to a terminal character outside strings and brackets."""
+        n = len(text)
+        start = i
+        pattern = region.pattern
+        assert pattern is not None
+        while i < n:
+            quote = self._lit_quote
+            if quote:  # inside a string: its end, or an escape
+                if self._lit_escape:
+                    self._lit_escape = False
+                    i += 1
+                    continue
+                end = text.find(quote, i)
+                slash = text.find("\\", i, end if end >= 0 else n)
+                if slash >= 0:
+                    self._lit_escape = True
+                    i = slash + 1
+                    continue
+                if end < 0:
+                    # (a triple quote may be cut: keep the last two characters for the next delta)
+                    keep = n - 2 if len(quote) == 3 and not final else n
+                    i = max(i, keep)
+                    if i < n:
+                        self._value_text(text[start:i])
+                        return self._wait(i)
+                    break
+                self._lit_quote = ""
+                i = end + len(quote)
+                continue
+            m = pattern.search(text, i)
+            if m is None:
+                i = n
+                break
+            j = m.start()
+            c = text[j]
+            if c in "\"'":
+                if not final and n - j < 3 and text[j:] == c * (n - j):
+                    self._value_text(text[start:j])  # (a quote that may be a triple one)
+                    return self._wait(j)
+                self._lit_quote = c * 3 if text.startswith(c * 3, j) else c
+                i = j + len(self._lit_quote)
+            elif c in "([{":
+                self._lit_depth += 1
+                i = j + 1
+            elif self._lit_depth and c in ")]}":
+                self._lit_depth -= 1
+                i = j + 1
+            elif c in region.steps and not self._lit_depth:
+                self._value_text(text[start:j])
+                return self._do(region.steps[c], j, j + 1, None, base)
+            else:
+                i = j + 1  # (a closing bracket with none open: the literal parser reports it)
+        self._value_text(text[start:i])
+        return i
 
     def _value_text(self, piece: str) -> None:
         call = self._call
@@ -514,7 +583,12 @@ class Machine:
                 markup=region.xml and not self._streams,
                 nest=region.nest,
                 nest_at_line_start=region.nest_at_line_start,
+                keep_newlines=region.keep_newlines,
             )
+        elif kind == LITERAL:
+            self._lit_depth = 0
+            self._lit_quote = ""
+            self._lit_escape = False
         elif kind == JSON_CALLS:
             self._jstate = _LEAD
             self._in_array = False
@@ -532,8 +606,14 @@ class Machine:
         if json:
             self._json_name = self._name
             return
+        if self._literal:
+            self._call = MemberCall(self._ctx, self._name, convert=self._python_literal, literal=True)
+            return
         convert = self._fragment if self._xml else None
         self._call = MemberCall(self._ctx, self._name, convert=convert)
+
+    def _python_literal(self, text: str) -> object:
+        return parse_literal(text, max_depth=self._ctx.max_depth)
 
     def _fragment(self, text: str) -> object:
         return fragment_value(text, max_depth=self._ctx.max_depth)
@@ -560,6 +640,8 @@ class Machine:
 
     def _end_call(self, pos: int) -> None:
         if self._call is None and self._json_name is not None:  # named, but no arguments written
+            self._name = self._json_name
+            self._json_name = None
             self._start_call(json=False)
         call = self._call
         if call is None:

@@ -43,6 +43,7 @@ _REASONING = 5  # inside reasoning: only its closer is looked for
 
 REASONING_OPEN: Final = Term("reasoning opens")
 REASONING_CLOSE: Final = Term("reasoning closes")
+MARKUP: Final = Term("the format's markup around channels")
 ANSWER: Final = Term("the answer begins")
 _NOT_SPACE: Final = re.compile(r"[^ \t\r\n]")
 _MAX_PRELUDE = 4096  # whitespace held back before the answer begins
@@ -71,9 +72,11 @@ class TextScanner:
     __slots__ = (
         "_absorb",
         "_answer",
+        "_answer_openers",
         "_ctx",
         "_fence",
         "_fence_len",
+        "_markup",
         "_openers",
         "_prelude",
         "_r_close",
@@ -82,6 +85,7 @@ class TextScanner:
         "_reasoning_lexicons",
         "_state",
         "_stops",
+        "_tokens",
         "spelled",
     )
 
@@ -96,14 +100,24 @@ class TextScanner:
         openers, self.spelled = grammar.openers_for(ctx.tool_names)
         """(``spelled``: what each declared tool's tag, spelled as a literal opener, stands for)"""
         self._ctx = ctx
+        self._tokens = grammar.tokens
         self._state = _LINE_START
         self._fence = ""
         self._fence_len = 0
         self._reasoning = reasoning
         self._r_open = reasoning.open if reasoning is not None else None
         self._r_close = reasoning.close if reasoning is not None else None
+        self._markup = frozenset(reasoning.markup) if reasoning is not None else frozenset()
         self._answer = answer  # a forced answer: a block begins where the answer does
-        self._prelude = reasoning is not None or answer  # only whitespace and reasoning so far
+        # where the answer begins, these open a block (a forced answer: the
+        # grammar's own openers too, for a model that wraps its answer anyway)
+        self._answer_openers = tuple(
+            lexicon
+            for lexicon in (grammar.start_openers, openers if answer and openers.terms else None)
+            if lexicon is not None
+        )
+        # only whitespace and reasoning so far
+        self._prelude = reasoning is not None or answer or bool(self._answer_openers)
         self._absorb = False  # at the start of reasoning: an opener there is markup
         self._stops = stop_check(grammar.text_stops)
         self._openers = openers
@@ -111,7 +125,8 @@ class TextScanner:
             self._reasoning_lexicons = _reasoning_lexicons(openers, reasoning)
             if reasoning.anywhere:  # (else the opener counts only in the prelude, read there)
                 self._openers = self._reasoning_lexicons[0]
-                self._stops = stop_check(grammar.text_stops + reasoning.close[0] + (reasoning.open or "")[:1])
+                firsts = {reasoning.close[0], *(m[0] for m in (reasoning.open, *reasoning.markup) if m)}
+                self._stops = stop_check(grammar.text_stops + "".join(sorted(firsts)))
             if reasoning.starts_open:
                 self._state = _REASONING
                 self._absorb = reasoning.open is not None
@@ -138,7 +153,7 @@ class TextScanner:
         if state == _TEXT:
             return self._stops
         if state in (_QUOTE, _CODE):
-            return _NEWLINE_ONLY
+            return self._stops if self._tokens else _NEWLINE_ONLY
         return _NONE
 
     def starts_ordinary_line(self, delta: object) -> bool:
@@ -207,6 +222,17 @@ class TextScanner:
                 return (n if final or not openers.max_len else openers.partial_start(text, i, ctx)), None
             if state in (_QUOTE, _CODE):
                 newline = text.find("\n", i)
+                if self._tokens and literal is not None:  # (special tokens end the Markdown around them)
+                    full, partial = literal
+                    m = full.search(text, i, n if newline < 0 else newline + 1)
+                    if m is not None:
+                        if not final and openers.undecided(text, m.start(), m.group()):
+                            return m.start(), None
+                        self._state = _TEXT
+                        return m.start(), self._hit(Hit(m.start(), m.end(), m.group(), ""))
+                    if newline < 0 and not final:
+                        m = partial.search(text, max(i, n - openers.max_len + 1))
+                        return (n if m is None else m.start()), None
                 if newline < 0:
                     return n, None
                 i = newline + 1
@@ -231,6 +257,8 @@ class TextScanner:
             return Hit(hit.start, hit.end, REASONING_CLOSE, "")
         if hit.key == self._r_open:
             return Hit(hit.start, hit.end, REASONING_OPEN, "")
+        if hit.key in self._markup:
+            return Hit(hit.start, hit.end, MARKUP, "")
         return hit
 
     def enter_reasoning(self) -> None:
@@ -243,22 +271,19 @@ class TextScanner:
         hit, wait = self._opener_after_space(text, i, final)
         if hit is not None or wait:
             return i, hit, wait
-        if self._answer:
-            # a forced answer: bare JSON, or the grammar's own markup (a model
-            # that wraps its answer anyway), whose opener is read as usual
-            m = _NOT_SPACE.search(text, i)
-            openers = self._openers
-            if m is not None and openers.terms:
-                j = m.start()
+        m = _NOT_SPACE.search(text, i)
+        if m is not None:
+            j = m.start()
+            for openers in self._answer_openers:
                 if not final and openers.prefix_at(text, j, self._ctx):
                     return i, None, True
                 opener = openers.match_at(text, j, self._ctx)
-                if opener is not None and opener.key not in (self._r_open, self._r_close):
+                if opener is not None:  # (a forced answer then is the grammar's output)
                     self._prelude = self._answer = False
                     return j, opener, False
-            self._prelude = False
-            return i, Hit(i, i, ANSWER, ""), False
         self._prelude = False  # the answer begins here
+        if self._answer:
+            return i, Hit(i, i, ANSWER, ""), False
         return i, None, False
 
     def _opener_after_space(self, text: str, i: int, final: bool) -> tuple[Hit | None, bool]:
@@ -360,8 +385,8 @@ def _run_length(text: str, j: int, c: str) -> int:
 def _reasoning_lexicons(openers: Lexicon, reasoning: Reasoning) -> tuple[Lexicon, Lexicon]:
     """(the text's terminals with both reasoning markers, for reasoning that
     opens anywhere; the terminals inside reasoning)."""
-    for marker in (reasoning.open, reasoning.close):
-        if marker is not None and marker in openers.terms:
+    markers = [m for m in (reasoning.open, reasoning.close, *reasoning.markup) if m is not None]
+    for marker in markers:
+        if marker in openers.terms:
             raise ValueError(f"the reasoning marker {marker!r} is also an opener of the grammar")
-    markers = [m for m in (reasoning.open, reasoning.close) if m is not None]
     return Lexicon([*openers.terms, *markers]), Lexicon([reasoning.close])

@@ -11,7 +11,8 @@ whitespace, is one of the given terminals, or the end of the stream) and
 Besides, in every value:
 
 * one newline right after the opening tag and one right before the ending
-  terminal are dropped (values on their own lines), nothing else is trimmed;
+  terminal are dropped (values on their own lines), nothing else is trimmed
+  (``Value.keep_newlines``: not even those, for values glued to their tags);
 * a value wrapped as ``<value>...</value>`` is unwrapped.
 
 In the ``xml`` grammar's values (``xml=True``) the five predefined entities
@@ -38,6 +39,10 @@ from toolparse.engine.declare import TermLike
 from toolparse.engine.lexicon import Hit, Lexicon, TagContext
 from toolparse.readers.xml_tree import ENTITY, ENTITY_PREFIX, decode_entity
 
+# Value text that is its own JSON encoding and that the reader passes on as it
+# is: what the engine's fast path may append itself (see ValueReader.plain).
+PLAIN_RAW_TEXT: Final = re.compile(r'[^<"\\\x00-\x1f\ud800-\udfff]*')
+PLAIN_XML_TEXT: Final = re.compile(r'[^<&"\\\x00-\x1f\ud800-\udfff]*')
 _SPECIAL_RAW: Final = re.compile(r"[<\n]")
 _SPECIAL_XML: Final = re.compile(r"[<&\n]")
 _NOT_SPACE: Final = re.compile(r"[^ \t\r\n]")
@@ -75,6 +80,7 @@ class ValueReader:
         "_ctx",
         "_depth",
         "_emit",
+        "_keep_newlines",
         "_lead_dropped",
         "_lexicon",
         "_line_start",
@@ -102,8 +108,10 @@ class ValueReader:
         markup: bool,
         nest: Mapping[TermLike, TermLike] | None = None,
         nest_at_line_start: bool = False,
+        keep_newlines: bool = False,
     ) -> None:
         self._lexicon = lexicon
+        self._keep_newlines = keep_newlines
         self._steps = steps  # the terminals that may end the value
         self._conditions = conditions
         self._nest = nest or {}
@@ -117,14 +125,14 @@ class ValueReader:
         self._newline = False  # a newline read but not yet emitted (it may be the last)
         self._line_start = True  # only whitespace since the value began or the last newline
         self._wrapped = False
-        self._lead_dropped = False  # the one newline after the opening tag is gone
+        self._lead_dropped = keep_newlines  # the one newline after the opening tag is gone
         self._depth: dict[TermLike, int] | None = None  # open nested markup, by its closing terminal
         self._pending: tuple[str, TermLike, str] | None = None  # a terminal awaiting its confirmation
 
     @property
     def plain(self) -> bool:
-        """True when printable text without ``<`` and ``&`` would be emitted exactly
-        as it is, changing nothing else (the engine's fast path may append it)."""
+        """True when text matching :attr:`plain_text` would be emitted exactly as
+        it is, changing nothing else (the engine's fast path may append it)."""
         return self._state == _TEXT and not self._newline and not self._line_start
 
     @property
@@ -134,9 +142,9 @@ class ValueReader:
         return depth is not None and any(depth.values())
 
     @property
-    def stops(self) -> str:
-        """The characters the fast path must not take (besides ``"`` and ``\\``)."""
-        return "<&" if self._xml else "<"
+    def plain_text(self) -> re.Pattern[str]:
+        """What a delta must be, whole, for the fast path to take it."""
+        return PLAIN_XML_TEXT if self._xml else PLAIN_RAW_TEXT
 
     def read(self, text: str, i: int, final: bool) -> tuple[int, Hit | None]:
         """Read ``text[i:]``: ``(position, terminal)`` when a terminal ends the value
@@ -171,9 +179,9 @@ class ValueReader:
                     return n, None
             c = text[i]
             if c == "\n":
-                if self._newline:
+                if self._newline or self._keep_newlines:
                     self._emit("\n")
-                self._newline = True
+                self._newline = not self._keep_newlines
                 self._line_start = True
                 i += 1
             elif c == "&":

@@ -53,6 +53,7 @@ def forced_json(grammar: Grammar) -> Grammar:
         regions={**grammar.regions, **_ANSWER_REGIONS},
         prompt=grammar.prompt,
         start="forced answer",
+        reasoning=grammar.reasoning,
     )
 
 

@@ -18,7 +18,7 @@ from toolparse.engine.declare import PromptFormat
 from toolparse.tools import Tool
 
 
-def _json(value: Any) -> str:
+def json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -26,14 +26,14 @@ def _openai_tool(tool: Tool) -> dict[str, Any]:
     return tool.to_openai()
 
 
-def _content_text(content: Any) -> str:
+def content_text(content: Any) -> str:
     """A tool result as text: a string as it is, OpenAI content parts
     (``[{"type": "text", "text": ...}]``) joined, anything else as JSON."""
     if isinstance(content, str):
         return content
     if isinstance(content, list) and content and all(_is_text_part(part) for part in content):
         return "".join(part["text"] for part in content)
-    return _json(content)
+    return json_text(content)
 
 
 def _is_text_part(part: Any) -> bool:
@@ -44,7 +44,7 @@ class HermesPrompt(PromptFormat):
     """The Hermes / Qwen 2.5 template's wording."""
 
     def system_prompt(self, tools: Sequence[Tool]) -> str:
-        listed = "\n".join(_json(_openai_tool(t)) for t in tools)
+        listed = "\n".join(json_text(_openai_tool(t)) for t in tools)
         return (
             "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
             "You are provided with function signatures within <tools></tools> XML tags:\n"
@@ -55,17 +55,17 @@ class HermesPrompt(PromptFormat):
         )
 
     def render_call(self, name: str, arguments: Mapping[str, Any]) -> str:
-        return f"<tool_call>\n{_json({'name': name, 'arguments': dict(arguments)})}\n</tool_call>"
+        return f"<tool_call>\n{json_text({'name': name, 'arguments': dict(arguments)})}\n</tool_call>"
 
     def render_result(self, name: str, content: Any) -> str:
-        return f"<tool_response>\n{_content_text(content)}\n</tool_response>"
+        return f"<tool_response>\n{content_text(content)}\n</tool_response>"
 
 
 class FencedJsonPrompt(PromptFormat):
     """Gemma-style fenced calls."""
 
     def system_prompt(self, tools: Sequence[Tool]) -> str:
-        listed = _json([_openai_tool(t)["function"] for t in tools])
+        listed = json_text([_openai_tool(t)["function"] for t in tools])
         return (
             "You have access to functions. If you decide to invoke any of the function(s), "
             "you MUST put it in a code block that starts with ```tool_call and ends with ```, "
@@ -76,10 +76,10 @@ class FencedJsonPrompt(PromptFormat):
         )
 
     def render_call(self, name: str, arguments: Mapping[str, Any]) -> str:
-        return f"```tool_call\n{_json({'name': name, 'arguments': dict(arguments)})}\n```"
+        return f"```tool_call\n{json_text({'name': name, 'arguments': dict(arguments)})}\n```"
 
     def render_result(self, name: str, content: Any) -> str:
-        return f"```tool_output\n{_content_text(content)}\n```"
+        return f"```tool_output\n{content_text(content)}\n```"
 
 
 def _cdata(text: str) -> str:
@@ -91,7 +91,7 @@ def _raw_value(value: Any) -> str:
     nothing), JSON for anything else. Written on its own lines, it reads back
     exactly: the reader drops the one newline after the opening tag and the
     one before the closing tag, nothing else."""
-    return value if isinstance(value, str) else _json(value)
+    return value if isinstance(value, str) else json_text(value)
 
 
 class Qwen3CoderPrompt(PromptFormat):
@@ -133,7 +133,7 @@ class Qwen3CoderPrompt(PromptFormat):
         return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
 
     def render_result(self, name: str, content: Any) -> str:
-        return f"<tool_response>\n{_content_text(content)}\n</tool_response>"
+        return f"<tool_response>\n{content_text(content)}\n</tool_response>"
 
 
 def _xml_escape(text: str) -> str:
@@ -148,7 +148,7 @@ def _xml_element(name: str, value: Any) -> str:
     elif isinstance(value, list):
         inner = "".join(_xml_element("item", item) for item in value)
     else:
-        text = value if isinstance(value, str) else _json(value)
+        text = value if isinstance(value, str) else json_text(value)
         inner = _cdata(text) if text.startswith("\n") or text.endswith("\n") else _xml_escape(text)
     return f"<{name}>{inner}</{name}>"
 
@@ -157,7 +157,7 @@ class XmlPrompt(PromptFormat):
     """Calls as elements named after the tool, parameters as children."""
 
     def system_prompt(self, tools: Sequence[Tool]) -> str:
-        listed = "\n".join(_json(_openai_tool(t)["function"]) for t in tools)
+        listed = "\n".join(json_text(_openai_tool(t)["function"]) for t in tools)
         return (
             "You can call tools. To call one, write an XML element named after the tool, with "
             "one child element per parameter:\n<tool_name>\n<parameter_name>value</parameter_name>"
@@ -171,4 +171,4 @@ class XmlPrompt(PromptFormat):
         return f"<{name}>{inner}</{name}>"
 
     def render_result(self, name: str, content: Any) -> str:
-        return f'<tool_result name="{name}">\n{_xml_escape(_content_text(content))}\n</tool_result>'
+        return f'<tool_result name="{name}">\n{_xml_escape(content_text(content))}\n</tool_result>'

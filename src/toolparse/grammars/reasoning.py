@@ -32,7 +32,7 @@ and where the opener counts); a caller may also pass their own.
 
 from __future__ import annotations
 
-from toolparse.engine.declare import Reasoning
+from toolparse.engine.declare import Grammar, Reasoning
 from toolparse.errors import InvalidOptionError
 
 THINK_AT_START = Reasoning("<think>", "</think>", anywhere=False)
@@ -50,6 +50,14 @@ REASONING: dict[str, Reasoning | None] = {
     "none": None,
 }
 """Every named value of the ``reasoning`` option."""
+
+
+def reasoning_for(grammar: Grammar, option: str | Reasoning | None) -> Reasoning | None:
+    """The declaration a ``reasoning`` option means for ``grammar``: ``"auto"``
+    is the format's own markers where it has them (gpt-oss), else ``<think>``."""
+    if option == "auto" and grammar.reasoning is not None:
+        return grammar.reasoning
+    return get_reasoning(option)
 
 
 def get_reasoning(option: str | Reasoning | None) -> Reasoning | None:
