@@ -359,16 +359,14 @@ def _demo(args: argparse.Namespace) -> int:
 def _in_grammar(text: str, grammar: str, tools: list[Any] | None) -> str:
     """The bundled Hermes example rewritten into another format: calls rendered
     by that grammar's prompt side (the one drafted in the reasoning too),
-    broken markup and text kept as they are. Formats with their own framing
-    get it: Llama 3 calls after ``<|python_tag|>``, pythonic ones inside
-    ``<|python_start|>``, and gpt-oss's harmony channels."""
+    broken markup and text kept as they are; gpt-oss gets its harmony channels."""
     from toolparse.events import ToolCall as Call
     from toolparse.events import ToolCallError as Error
     from toolparse.grammars import get_grammar
 
     declared = get_grammar(grammar)
     grammar = declared.name  # (an alias: the grammar's own name)
-    render = declared.prompt.render_call
+    render = declared.prompt.render_call_after_text
     harmony = grammar == "gpt-oss"
     pieces: list[tuple[str, str]] = []  # (kind, text): "text" or "call"
     for event in StreamParser("hermes", tools, reasoning="none").feed(text):
@@ -391,13 +389,12 @@ def _in_grammar(text: str, grammar: str, tools: list[Any] | None) -> str:
                     piece = f"<|start|>assistant<|channel|>{channel}<|message|>{piece.strip()}<|end|>"
             thinking = thinking and "</think>" not in piece and "<|end|>" not in piece
         elif harmony and thinking:  # (a call drafted in the analysis channel is its text)
-            piece = piece[piece.index("to=functions.") + 13 : piece.index(" <|constrain|>")] + " " + piece[
-                piece.index("<|message|>") + 11 : -len("<|call|>")
-            ] + "\n"
-        elif not thinking and grammar == "llama3-json":
-            piece = "<|python_tag|>" + piece
-        elif not thinking and grammar == "pythonic":
-            piece = f"<|python_start|>{piece}<|python_end|>"
+            piece = (
+                piece[piece.index("to=functions.") + 13 : piece.index(" <|constrain|>")]
+                + " "
+                + piece[piece.index("<|message|>") + 11 : -len("<|call|>")]
+                + "\n"
+            )
         parts.append(piece)
     return "".join(parts)
 

@@ -269,6 +269,12 @@ class PromptFormat(ABC):
     def render_result(self, name: str, content: Any) -> str:
         """A tool's result, as text for the next user turn."""
 
+    def render_call_after_text(self, name: str, arguments: Mapping[str, Any]) -> str:
+        """A call as the model writes it after some text: the same as
+        :meth:`render_call`, except in formats whose bare calls are read only
+        where the answer begins (they frame it with their special tokens)."""
+        return self.render_call(name, arguments)
+
 
 @dataclass(frozen=True, slots=True)
 class Reasoning:

@@ -326,18 +326,17 @@ class Machine:
         n = len(text)
         limit = hit.start if hit is not None else n if final else lexicon.partial_start(text, i, self)
         bad = (_NOT_NAME_STRIPPED if region.strip else _NOT_NAME).search(text, i, limit)
-        if bad is not None:
-            otherwise = region.otherwise
-            assert otherwise is not None
-            return self._do(otherwise, bad.start(), bad.start(), None, base)
+        stop = limit if bad is None else bad.start()
         parts = self._name_parts
-        parts.append(text[i:limit])
+        parts.append(text[i:stop])
         length = sum(map(len, parts)) if len(parts) > 1 else len(parts[0])
         longest = region.max_len + (64 if region.strip else 0)
-        if length > longest:
+        if length > longest or bad is not None:
             otherwise = region.otherwise
             assert otherwise is not None
-            at = limit - (length - longest) + 1  # (just past the limit, however the text came)
+            # (too long: just past the limit, wherever the deltas fell; else at the bad character)
+            at = stop - (length - longest) + 1 if length > longest else stop
+            parts.pop()
             return self._do(otherwise, at, at, None, base)
         if hit is None:
             return limit if limit == n else self._wait(limit)

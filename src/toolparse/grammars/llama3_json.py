@@ -78,6 +78,9 @@ class Llama3JsonPrompt(PromptFormat):
     def render_result(self, name: str, content: Any) -> str:
         return template_json(content)
 
+    def render_call_after_text(self, name: str, arguments: Mapping[str, Any]) -> str:
+        return "<|python_tag|>" + self.render_call(name, arguments)
+
 
 LLAMA3_JSON = Grammar(
     "llama3-json",

@@ -69,6 +69,9 @@ class PythonicPrompt(PromptFormat):
     def render_result(self, name: str, content: Any) -> str:
         return template_json(content)  # (Meta's doc: the result as JSON, a string quoted)
 
+    def render_call_after_text(self, name: str, arguments: Mapping[str, Any]) -> str:
+        return f"<|python_start|>{self.render_call(name, arguments)}<|python_end|>"  # (Llama 4)
+
 
 def _literal(value: Any) -> str:
     """A value as a Python literal that reads back to it."""
