@@ -66,9 +66,10 @@ _JSON = 4  # no schema and JSON-looking: parsed when it closes
 _DROP = 5  # read and dropped
 
 
-FastPath = tuple[Pieces, int, str, "re.Pattern[str]"]
+FastPath = tuple[Pieces, int, str, "re.Pattern[str]", "re.Pattern[str] | None"]
 """(the call's argument pieces, call index, call id, the pattern a delta must
-match whole to be appended as it stands) while a string streams."""
+match whole to be appended as it stands, and for a parameter value the
+pattern of a delta that is appended JSON-encoded) while a string streams."""
 
 
 @dataclass(slots=True)
@@ -388,7 +389,7 @@ class EnvelopeCall(Call):
         if not self.streaming or not self.reader.in_plain_string(self.scratch):
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, STRING_RUN
+        return self.args, self.index, self.id, STRING_RUN, None
 
     def outcome(self, end: int | None) -> Outcome:
         if self.problem is None and self.name is None:
@@ -413,7 +414,7 @@ class JsonArgsCall(Call):
         if not self.streaming or not self.reader.in_plain_string(self.scratch):
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, STRING_RUN
+        return self.args, self.index, self.id, STRING_RUN, None
 
 
 # -- named text members: <parameter=city>Paris</parameter> -----------------------------------
@@ -531,7 +532,7 @@ class MemberCall(Call):
         if self._mode != _STREAM or not self.started or self.scratch:
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, PLAIN_XML_TEXT  # (the value's reader says which)
+        return self.args, self.index, self.id, PLAIN_XML_TEXT, None  # (the value's reader says which)
 
     def has_members(self) -> bool:
         return self._count > 0 or bool(self._deferred)

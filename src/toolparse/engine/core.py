@@ -29,6 +29,7 @@ from toolparse.engine.declare import Reasoning
 from toolparse.engine.lexicon import Hit
 from toolparse.engine.machine import Machine
 from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner
+from toolparse.engine.value import fast_value_piece
 from toolparse.errors import InternalParserError, StreamClosedError, ToolparseError
 from toolparse.events import (
     SURROGATE,
@@ -47,6 +48,9 @@ from toolparse.readers.pieces import Pieces
 
 _new_event = object.__new__
 _set_text = TextDelta.__dict__["text"].__set__
+_set_call_index = ToolCallDelta.__dict__["index"].__set__
+_set_call_id = ToolCallDelta.__dict__["id"].__set__
+_set_call_delta = ToolCallDelta.__dict__["arguments_delta"].__set__
 _WINDOW: Final = 4096  # the least of a large delta a block is given at a time
 
 
@@ -173,23 +177,42 @@ class Engine:
             # inside a string that streams: a plain delta is only appended (see
             # Machine.fast_path); anything else takes the full path
             raw = self._raw
-            args, index, call_id, plain = fast
-            if (
-                isinstance(delta, str)
-                and plain.fullmatch(delta) is not None
-                and raw.length + len(delta) <= self._max_call_chars
-            ):
-                if not delta:
-                    return []
-                raw.parts.append(delta)
-                raw.length += len(delta)
-                args.parts.append(delta)
-                args.length += len(delta)
-                if len(raw.parts) >= raw.limit:
-                    raw.settle()
-                if len(args.parts) >= args.limit:
-                    args.settle()
-                return [new_call_delta(index, call_id, delta)]
+            args, index, call_id, plain, lines = fast
+            if isinstance(delta, str):
+                # (text that must wait for the next delta, the end of an escape or
+                # a value's last newline, is carried: it is not in raw yet)
+                text = self._carry + delta if self._carry else delta
+                kept = ""
+                piece: str | None
+                if lines is not None:  # a parameter's value
+                    found = fast_value_piece(text, lines)
+                    piece, kept = found if found is not None else (None, "")
+                elif '"' not in text and "\\" not in text and text.isprintable():
+                    piece = text  # (the usual JSON string delta, told at once)
+                elif plain.fullmatch(text) is not None:
+                    piece = text
+                elif text[-1:] == "\\" and plain.fullmatch(text, 0, len(text) - 1) is not None:
+                    piece, kept = text[:-1], "\\"  # (an escape cut in two)
+                else:
+                    piece = None
+                if piece is not None and raw.length + len(text) <= self._max_call_chars:
+                    self._carry = kept
+                    if not piece:
+                        return []
+                    taken = text[: len(text) - len(kept)] if kept else text
+                    raw.parts.append(taken)
+                    raw.length += len(taken)
+                    args.parts.append(piece)
+                    args.length += len(piece)
+                    if len(raw.parts) >= raw.limit:
+                        raw.settle()
+                    if len(args.parts) >= args.limit:
+                        args.settle()
+                    call_delta: ToolCallDelta = _new_event(ToolCallDelta)  # (new_call_delta, inlined)
+                    _set_call_index(call_delta, index)
+                    _set_call_id(call_delta, call_id)
+                    _set_call_delta(call_delta, piece)
+                    return [call_delta]
             self._fast = None
         if self._broken is not None:
             raise self._broken

@@ -44,6 +44,7 @@ _TAG_SO_FAR: Final = re.compile(r"<(/?)([^\s<>/=\"'&]{0,256})(/?)\Z")
 _NAME_END: Final = re.compile(rf"({TAG_NAME})>")
 _NAME_SO_FAR: Final = re.compile(r"[^\s<>/=\"'&]{0,256}\Z")
 _TAG_LONGEST: Final = 260
+_NEVER_IN_TAG_NAMES: Final = " \t\n=\"'>"  # (nor "/": closing tags begin with it)
 
 # (closing, self-closing) of each tag term, in the order they are tried
 _SHAPES: Final = {
@@ -101,6 +102,7 @@ class Lexicon:
         "_search",
         "_tags",
         "firsts",
+        "free_after_lt",
         "literal_patterns",
         "literals",
         "max_len",
@@ -141,6 +143,11 @@ class Lexicon:
                 if a != b and at > 0 and len(cut) < len(b) and not any(cut.startswith(c) for c in literals):
                     raise ValueError(f"terminal {a!r} inside {b!r} would be found before {b!r} is complete")
         self._tags: tuple[Term, ...] = tuple(t for t in _SHAPES if t in tags)
+        seconds = {t[1:2] for t in literals if t.startswith("<")}
+        free = "" if "" in seconds else "".join(c for c in _NEVER_IN_TAG_NAMES if c not in seconds)
+        self.free_after_lt = free
+        """Characters that, right after a ``<``, begin none of these terminals
+        (a ``<`` followed by one is plain text: ``x < 4``, ``a <= b``)."""
         self.max_len = max(
             [*map(len, literals), _TAG_LONGEST if self._tags or self._name_end else 0], default=0
         )

@@ -30,6 +30,8 @@ is examined a bounded number of times, so reading is linear.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
@@ -43,6 +45,44 @@ from toolparse.readers.xml_tree import ENTITY, ENTITY_PREFIX, decode_entity
 # is: what the engine's fast path may append itself (see ValueReader.plain).
 PLAIN_RAW_TEXT: Final = re.compile(r'[^<"\\\x00-\x1f\ud800-\udfff]*')
 PLAIN_XML_TEXT: Final = re.compile(r'[^<&"\\\x00-\x1f\ud800-\udfff]*')
+_encode: Final = json.encoder.encode_basestring
+
+
+@functools.lru_cache(maxsize=256)
+def line_text(xml: bool, free_after_lt: str) -> re.Pattern[str]:
+    """Value text the reader passes on as it is, though JSON escapes some of
+    it (quotes, backslashes, tabs and newlines; never the last line's newline:
+    see fast_value_piece): no markup, but a ``<`` followed by a character that
+    begins no terminal of the value (see ``Lexicon.free_after_lt``)."""
+    plain = r"[^<&\x00-\x08\x0b-\x1f\ud800-\udfff]" if xml else r"[^<\x00-\x08\x0b-\x1f\ud800-\udfff]"
+    if not free_after_lt:
+        return re.compile(f"{plain}*")
+    return re.compile(f"(?:{plain}|<[{re.escape(free_after_lt)}])*")  # (alternatives begin apart: linear)
+
+
+_MAX_KEPT = 64  # whitespace after a value's last newline, held by the fast path
+
+
+def fast_value_piece(text: str, lines: re.Pattern[str]) -> tuple[str, str] | None:
+    """For a value's text that the reader would pass on as it is (see
+    :attr:`ValueReader.plain`): its JSON encoding up to the last newline
+    followed by nothing but whitespace, and that newline and whitespace, which
+    must wait (the last newline before the closing tag is dropped, and a
+    line's start decides what some terminals mean). None when the reader
+    must read the text itself."""
+    if lines.fullmatch(text) is None:
+        return None
+    last = text.rfind("\n")
+    kept = ""
+    if last >= 0 and not text[last + 1 :].strip(" \t"):
+        kept = text[last:]
+        if len(kept) > _MAX_KEPT:
+            return None
+        text = text[:last]
+    encoded: str = _encode(text)
+    return encoded[1:-1], kept
+
+
 _SPECIAL_RAW: Final = re.compile(r"[<\n]")
 _SPECIAL_XML: Final = re.compile(r"[<&\n]")
 _NOT_SPACE: Final = re.compile(r"[^ \t\r\n]")
@@ -145,6 +185,12 @@ class ValueReader:
     def plain_text(self) -> re.Pattern[str]:
         """What a delta must be, whole, for the fast path to take it."""
         return PLAIN_XML_TEXT if self._xml else PLAIN_RAW_TEXT
+
+    @property
+    def line_text(self) -> re.Pattern[str]:
+        """What a delta must be, whole, for the fast path to take it encoded
+        (see :func:`fast_value_piece`)."""
+        return line_text(self._xml, self._lexicon.free_after_lt)
 
     def read(self, text: str, i: int, final: bool) -> tuple[int, Hit | None]:
         """Read ``text[i:]``: ``(position, terminal)`` when a terminal ends the value
