@@ -51,6 +51,7 @@ _set_text = TextDelta.__dict__["text"].__set__
 _set_call_index = ToolCallDelta.__dict__["index"].__set__
 _set_call_id = ToolCallDelta.__dict__["id"].__set__
 _set_call_delta = ToolCallDelta.__dict__["arguments_delta"].__set__
+_RUN: Final = 256  # deltas the fast path takes before it joins them
 _WINDOW: Final = 4096  # the least of a large delta a block is given at a time
 
 
@@ -69,6 +70,9 @@ class Engine:
         "_cut_checked",
         "_errors_as_text",
         "_fast",
+        "_fast_args",
+        "_fast_room",
+        "_fast_run",
         "_grammar",
         "_held",
         "_machine",
@@ -110,6 +114,9 @@ class Engine:
         self._carry = ""  # a high surrogate waiting for its low half
         self._machine: Machine | None = None
         self._fast: FastPath | None = None  # see Machine.fast_path
+        self._fast_run: list[str] = []  # raw text the fast path took, not yet in _raw
+        self._fast_args: list[str] = []  # (a value's) the arguments text of that run
+        self._fast_room = 0  # how much more the fast path may take (max_call_chars)
         # set while plain text needs no scan (not at the stream's start: a line start)
         self._text_stops: tuple[str, str] | None = None
         self._text_more: re.Pattern[str] | None = None
@@ -174,46 +181,65 @@ class Engine:
             return self.feed(delta)
         fast = self._fast
         if fast is not None:
-            # inside a string that streams: a plain delta is only appended (see
-            # Machine.fast_path); anything else takes the full path
-            raw = self._raw
-            args, index, call_id, plain, lines = fast
+            # inside a string that streams: a plain delta is only taken into the
+            # run (see Machine.fast_path); anything else takes the full path
+            _, index, call_id, plain, lines = fast
+            if (
+                lines is None  # (a JSON string, and the usual delta: told at once)
+                and not self._carry
+                and isinstance(delta, str)
+                and '"' not in delta
+                and "\\" not in delta
+                and delta.isprintable()
+                and self._fast_room >= len(delta)
+            ):
+                if not delta:
+                    return []
+                self._fast_room -= len(delta)
+                run = self._fast_run
+                run.append(delta)
+                if len(run) >= _RUN:
+                    self._take_fast_run()
+                call_delta: ToolCallDelta = _new_event(ToolCallDelta)  # (new_call_delta, inlined)
+                _set_call_index(call_delta, index)
+                _set_call_id(call_delta, call_id)
+                _set_call_delta(call_delta, delta)
+                return [call_delta]
             if isinstance(delta, str):
                 # (text that must wait for the next delta, the end of an escape or
-                # a value's last newline, is carried: it is not in raw yet)
+                # a value's last newline, is carried: it is not taken yet)
                 text = self._carry + delta if self._carry else delta
                 kept = ""
                 piece: str | None
                 if lines is not None:  # a parameter's value
                     found = fast_value_piece(text, lines)
                     piece, kept = found if found is not None else (None, "")
-                elif '"' not in text and "\\" not in text and text.isprintable():
-                    piece = text  # (the usual JSON string delta, told at once)
                 elif plain.fullmatch(text) is not None:
                     piece = text
                 elif text[-1:] == "\\" and plain.fullmatch(text, 0, len(text) - 1) is not None:
                     piece, kept = text[:-1], "\\"  # (an escape cut in two)
                 else:
                     piece = None
-                if piece is not None and raw.length + len(text) <= self._max_call_chars:
+                room = self._fast_room - len(text)
+                if piece is not None and room >= 0:
                     self._carry = kept
                     if not piece:
                         return []
-                    taken = text[: len(text) - len(kept)] if kept else text
-                    raw.parts.append(taken)
-                    raw.length += len(taken)
-                    args.parts.append(piece)
-                    args.length += len(piece)
-                    if len(raw.parts) >= raw.limit:
-                        raw.settle()
-                    if len(args.parts) >= args.limit:
-                        args.settle()
-                    call_delta: ToolCallDelta = _new_event(ToolCallDelta)  # (new_call_delta, inlined)
+                    self._fast_room = room + len(kept)
+                    run = self._fast_run
+                    if lines is None:  # (a JSON string's text is its own canonical form)
+                        run.append(piece)
+                    else:
+                        run.append(text[: len(text) - len(kept)] if kept else text)
+                        self._fast_args.append(piece)
+                    if len(run) >= _RUN:
+                        self._take_fast_run()
+                    call_delta = _new_event(ToolCallDelta)
                     _set_call_index(call_delta, index)
                     _set_call_id(call_delta, call_id)
                     _set_call_delta(call_delta, piece)
                     return [call_delta]
-            self._fast = None
+            self._leave_fast_path()
         if self._broken is not None:
             raise self._broken
         if self._closed:
@@ -247,6 +273,7 @@ class Engine:
             elif machine is not None:
                 if not self._collapse:  # (the fast path emits deltas itself)
                     self._fast = machine.fast_path()
+                    self._fast_room = self._max_call_chars - self._raw.length
             elif self._scanner.in_reasoning:
                 self._reason_stops = self._scanner.reasoning_stops
             else:
@@ -260,13 +287,35 @@ class Engine:
         if self._closed:
             raise StreamClosedError("close() called twice: this parser is already closed")
         self._closed = True
-        self._fast = None
+        self._leave_fast_path()
         self._text_stops = None
         self._reason_stops = None
         out: list[Event] = []
         self._guarded(self._carry, out, final=True)
         self._carry = ""
         return _collapsed(out) if self._collapse else out
+
+    def _take_fast_run(self) -> None:
+        """Move the text the fast path took into the block's raw text and the
+        call's arguments (one join per run of deltas, not two appends per delta)."""
+        fast = self._fast
+        assert fast is not None
+        run = self._fast_run
+        taken = "".join(run)
+        run.clear()
+        self._raw.append(taken)
+        if fast[4] is None:
+            fast[0].append(taken)
+        else:
+            args = self._fast_args
+            fast[0].append("".join(args))
+            args.clear()
+
+    def _leave_fast_path(self) -> None:
+        if self._fast is not None:
+            if self._fast_run:
+                self._take_fast_run()
+            self._fast = None
 
     def _guarded(self, delta: str, out: list[Event], final: bool) -> None:
         """Run, turning an unexpected exception into an :class:`InternalParserError`
