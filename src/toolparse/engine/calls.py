@@ -69,7 +69,7 @@ _DROP = 5  # read and dropped
 FastPath = tuple[Pieces, int, str, "re.Pattern[str]", "re.Pattern[str] | None"]
 """(the call's argument pieces, call index, call id, the pattern a delta must
 match whole to be appended as it stands, and for a parameter value the
-pattern of a delta that is appended JSON-encoded) while a string streams."""
+pattern found in no delta that is appended JSON-encoded) while a string streams."""
 
 
 @dataclass(slots=True)

@@ -49,28 +49,33 @@ _encode: Final = json.encoder.encode_basestring
 
 
 @functools.lru_cache(maxsize=256)
-def line_text(xml: bool, free_after_lt: str) -> re.Pattern[str]:
-    """Value text the reader passes on as it is, though JSON escapes some of
-    it (quotes, backslashes, tabs and newlines; never the last line's newline:
-    see fast_value_piece): no markup, but a ``<`` followed by a character that
-    begins no terminal of the value (see ``Lexicon.free_after_lt``)."""
-    plain = r"[^<&\x00-\x08\x0b-\x1f\ud800-\udfff]" if xml else r"[^<\x00-\x08\x0b-\x1f\ud800-\udfff]"
+def not_line_text(xml: bool, free_after_lt: str) -> re.Pattern[str]:
+    """What value text the reader passes on as it is (though JSON escapes some
+    of it: quotes, backslashes, tabs and newlines; never the last line's
+    newline, see fast_value_piece) does not hold: control characters,
+    surrogates, ``&`` in ``xml``, and a ``<`` unless a character that begins
+    no terminal of the value follows it (see ``Lexicon.free_after_lt``)."""
+    others = r"[&\x00-\x08\x0b-\x1f\ud800-\udfff]" if xml else r"[\x00-\x08\x0b-\x1f\ud800-\udfff]"
     if not free_after_lt:
-        return re.compile(f"{plain}*")
-    return re.compile(f"(?:{plain}|<[{re.escape(free_after_lt)}])*")  # (alternatives begin apart: linear)
+        return re.compile(f"{others}|<")
+    return re.compile(f"{others}|<(?![{re.escape(free_after_lt)}])")  # (a "<" ending the text too)
 
 
+_TAG_LIKE: Final = frozenset("/abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!?")
 _MAX_KEPT = 64  # whitespace after a value's last newline, held by the fast path
 
 
-def fast_value_piece(text: str, lines: re.Pattern[str]) -> tuple[str, str] | None:
+def fast_value_piece(text: str, not_lines: re.Pattern[str]) -> tuple[str, str] | None:
     """For a value's text that the reader would pass on as it is (see
     :attr:`ValueReader.plain`): its JSON encoding up to the last newline
     followed by nothing but whitespace, and that newline and whitespace, which
     must wait (the last newline before the closing tag is dropped, and a
     line's start decides what some terminals mean). None when the reader
     must read the text itself."""
-    if lines.fullmatch(text) is None:
+    lt = text.find("<")
+    if lt >= 0 and text[lt + 1 : lt + 2] in _TAG_LIKE:  # (the usual markup, told at once)
+        return None
+    if not_lines.search(text) is not None:
         return None
     last = text.rfind("\n")
     kept = ""
@@ -83,8 +88,8 @@ def fast_value_piece(text: str, lines: re.Pattern[str]) -> tuple[str, str] | Non
     return encoded[1:-1], kept
 
 
-_SPECIAL_RAW: Final = re.compile(r"[<\n]")
-_SPECIAL_XML: Final = re.compile(r"[<&\n]")
+_SPECIAL_RAW: Final = re.compile(r"<")
+_SPECIAL_XML: Final = re.compile(r"[<&]")
 _NOT_SPACE: Final = re.compile(r"[^ \t\r\n]")
 _CDATA: Final = "<![CDATA["
 _WRAP_OPEN: Final = "<value>"
@@ -188,9 +193,9 @@ class ValueReader:
 
     @property
     def line_text(self) -> re.Pattern[str]:
-        """What a delta must be, whole, for the fast path to take it encoded
+        """What a delta must not hold for the fast path to take it encoded
         (see :func:`fast_value_piece`)."""
-        return line_text(self._xml, self._lexicon.free_after_lt)
+        return not_line_text(self._xml, self._lexicon.free_after_lt)
 
     def read(self, text: str, i: int, final: bool) -> tuple[int, Hit | None]:
         """Read ``text[i:]``: ``(position, terminal)`` when a terminal ends the value
@@ -219,18 +224,12 @@ class ValueReader:
             m = self._special.search(text, i)
             stop = n if m is None else m.start()
             if stop > i:
-                self._text(text[i:stop])
+                self._lines(text[i:stop])
                 i = stop
                 if i == n:
                     return n, None
             c = text[i]
-            if c == "\n":
-                if self._newline or self._keep_newlines:
-                    self._emit("\n")
-                self._newline = not self._keep_newlines
-                self._line_start = True
-                i += 1
-            elif c == "&":
+            if c == "&":
                 em = ENTITY.match(text, i)
                 if em is not None:
                     decoded = decode_entity(em)
@@ -255,6 +254,26 @@ class ValueReader:
             self._newline = False
 
     # -- pieces ----------------------------------------------------------------------
+
+    def _lines(self, run: str) -> None:
+        """Text without markup, newlines included, read in one piece. A newline
+        that ends it is held: it may be the last before the ending terminal."""
+        if "\n" not in run:
+            self._text(run)
+            return
+        if self._newline:
+            self._newline = False
+            run = "\n" + run
+        held = run[-1] == "\n" and not self._keep_newlines
+        if held:
+            run = run[:-1]
+        if run:
+            self._emit(run)
+        if held:
+            self._newline = True
+            self._line_start = True
+        else:  # (a line starts after the last newline, and lasts while it is whitespace)
+            self._line_start = not run[run.rfind("\n") + 1 :].strip(" \t\r\n")
 
     def _text(self, piece: str) -> None:
         if self._newline:
