@@ -459,7 +459,7 @@ def plot(report: dict[str, Any], path: Path) -> bool:
     ax.set_xlabel("string argument (KB), 4-character deltas")
     ax.set_ylabel("total time (ms)")
     ax.set_title("toolparse: time grows linearly with the output")
-    ax.legend()
+    ax.legend(loc="lower right", fontsize="small", ncol=2)
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
