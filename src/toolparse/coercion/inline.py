@@ -20,6 +20,7 @@ arguments, and streamed coercion equals :func:`coerce` on the whole value.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -29,6 +30,14 @@ from toolparse.coercion.schema import branches, enum_values, leaves, merged_all_
 from toolparse.events import canonical_json
 
 UNTOUCHED: Final = object()  # below an unknown property: values are kept as they are
+
+# How a value is read, worked out once per schema object (the same tool's
+# schema serves every call): (schema object, root, resolved schema, the first
+# characters of a value that streams, whether an integer literal stands as it is).
+# The entries hold their schema objects, so an id is never reused while cached.
+_PLANS: dict[tuple[int, int], tuple[Any, Any, Any, str, bool]] = {}
+_MAX_PLANS: Final = 4096
+_INT_LITERAL: Final = re.compile(r"-?(?:0|[1-9][0-9]{0,15})")
 
 
 DROP: Final = object()  # a member that additionalProperties: false forbids
@@ -92,6 +101,29 @@ def coerce_at(
     return result, worker.issues
 
 
+def _plan(raw: Any, root: Any) -> tuple[Any, Any, Any, str, bool]:
+    """How values of schema ``raw`` are read (see ``_PLANS``)."""
+    schema = unwrap(raw, root)
+    streams = ""
+    integers = False
+    if schema is not None:
+        schema = merged_all_of(schema, root)
+        if branches(schema) is None and enum_values(schema) is None:
+            kinds = types_of(schema)
+            if "string" in kinds:
+                streams += "\"'"
+            if "object" in kinds:
+                streams += "{"
+            if "array" in kinds and "prefixItems" not in schema and not isinstance(schema.get("items"), list):
+                streams += "["
+            integers = "integer" in kinds or "number" in kinds
+    plan = (raw, root, schema, streams, integers)
+    if len(_PLANS) >= _MAX_PLANS:
+        _PLANS.clear()
+    _PLANS[(id(raw), id(root))] = plan
+    return plan
+
+
 class _Frame:
     __slots__ = ("count", "path", "schema")
 
@@ -113,7 +145,7 @@ class SchemaTyper:
         self._frames: list[_Frame] = []
         self._next_schema: Any = schema
         self._next_path = "$"
-        self._buffered: list[tuple[Any, str]] = []
+        self._buffered: list[tuple[Any, str, bool]] = []
 
     def begin_value(self, first: str) -> bool:
         raw, path = self._next_schema, self._next_path
@@ -122,33 +154,24 @@ class SchemaTyper:
             if container:
                 self._frames.append(_Frame(UNTOUCHED, path))
             return False
-        schema = unwrap(raw, self.root)
+        root = self.root
+        plan = _PLANS.get((id(raw), id(root)))
+        if plan is None or plan[0] is not raw or plan[1] is not root:
+            plan = _plan(raw, root)
+        schema, streams, integers = plan[2], plan[3], plan[4]
         if schema is None:  # no schema: only strings may change (JSON-looking ones)
             if container:
                 self._frames.append(_Frame(None, path))
                 return False
-            return self._buffer(raw, path) if first in "\"'" else False
-        schema = merged_all_of(schema, self.root)
-        if branches(schema) is None and enum_values(schema) is None:
-            kinds = types_of(schema)
-            streams = (
-                (first in "\"'" and "string" in kinds)
-                or (first == "{" and "object" in kinds)
-                or (
-                    first == "["
-                    and "array" in kinds
-                    and "prefixItems" not in schema
-                    and not isinstance(schema.get("items"), list)
-                )
-            )
-            if streams:
-                if container:
-                    self._frames.append(_Frame(schema, path))
-                return False
-        return self._buffer(raw, path)
+            return self._buffer(raw, path, False) if first in "\"'" else False
+        if first in streams:
+            if container:
+                self._frames.append(_Frame(schema, path))
+            return False
+        return self._buffer(raw, path, integers)
 
-    def _buffer(self, raw: Any, path: str) -> bool:
-        self._buffered.append((raw, path))
+    def _buffer(self, raw: Any, path: str, integers: bool) -> bool:
+        self._buffered.append((raw, path, integers))
         return True
 
     def key(self, key: str) -> bool:
@@ -180,7 +203,9 @@ class SchemaTyper:
         self._frames.pop()
 
     def finish_buffered(self, canonical: str) -> str:
-        raw, path = self._buffered.pop()
+        raw, path, integers = self._buffered.pop()
+        if integers and _INT_LITERAL.fullmatch(canonical) is not None:
+            return canonical  # (an integer where the schema takes one: nothing to coerce)
         worker = _Coercer(self.root, self.max_depth)
         value = worker.run(json.loads(canonical), raw, path, len(self._frames))
         self.issues.extend(worker.issues)

@@ -479,7 +479,9 @@ class JsonRewriter:
         keys = self._keysets[-1]
         self.state = _COLON
         typer = self._typer if not self._mute else None
-        if key in keys or (typer is not None and not typer.key(json.loads('"' + key + '"'))):
+        if key in keys or (
+            typer is not None and not typer.key(json.loads('"' + key + '"') if "\\" in key else key)
+        ):
             # a duplicate key, or a member the schema forbids: read it, write it nowhere
             self._divert.append((len(self._kinds), self.out, None, _DISCARD))
             self.out = []
@@ -491,7 +493,7 @@ class JsonRewriter:
         self._counts[-1] += 1
         self.out.append('"' + key + '":')
         if self._root_keys is not None and len(self._kinds) == 1:
-            decoded: str = json.loads('"' + key + '"')
+            decoded: str = json.loads('"' + key + '"') if "\\" in key else key  # (canonical text)
             self._divert.append((1, self.out, decoded, _ROUTE))
             self.out, self._typer = self._root_keys(decoded)
 
