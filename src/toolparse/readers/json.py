@@ -512,6 +512,8 @@ class JsonRewriter:
 
 
 def _canonical_number(token: str) -> str | None:
+    if token.isascii() and token.isdigit() and len(token) < 16 and (token[0] != "0" or token == "0"):
+        return token  # (a plain integer is its own canonical form)
     m = _STRICT_NUMBER.fullmatch(token) or _LOOSE_NUMBER.fullmatch(token)
     if m is None:
         return None
