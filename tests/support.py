@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from toolparse import Event, TextDelta, ToolCall
+from toolparse import Event, ReasoningDelta, TextDelta, ToolCall, ToolCallError
 from toolparse.invariants import check_all, check_reconciliation, covered_text, normalize, run
 
 __all__ = [
@@ -22,8 +22,10 @@ __all__ = [
     "check_all",
     "check_reconciliation",
     "covered_text",
+    "errors_of",
     "load_jsonl",
     "normalize",
+    "reasoning_of",
     "run",
     "text_of",
 ]
@@ -47,3 +49,12 @@ def calls_of(events: Sequence[Event]) -> list[dict[str, Any]]:
 
 def text_of(events: Sequence[Event]) -> str:
     return "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+def reasoning_of(events: Sequence[Event]) -> str:
+    return "".join(e.text for e in events if isinstance(e, ReasoningDelta))
+
+
+def errors_of(events: Sequence[Event]) -> list[str]:
+    """The reasons of the errors, in order."""
+    return [str(e.reason) for e in events if isinstance(e, ToolCallError)]

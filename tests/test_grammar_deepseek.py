@@ -24,8 +24,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support import ROOT, calls_of, check_all, text_of
-from toolparse import ReasoningDelta, Tool, ToolCallError
+from support import ROOT, calls_of, check_all, errors_of, reasoning_of, text_of
+from toolparse import Tool
 from toolparse.events import Event
 from toolparse.grammars import get_grammar
 from toolparse.grammars.deepseek import (
@@ -153,14 +153,6 @@ EXPECT: dict[str, Expect] = {
         text=CASES["vllm-ds32-text-before"]["raw_text"],
     ),
 }
-
-
-def reasoning_of(events: list[Event]) -> str:
-    return "".join(e.text for e in events if isinstance(e, ReasoningDelta))
-
-
-def errors_of(events: list[Event]) -> list[str]:
-    return [e.reason for e in events if isinstance(e, ToolCallError)]
 
 
 def test_every_fixture_case_has_an_expectation() -> None:

@@ -25,9 +25,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support import ROOT, calls_of, check_all, load_jsonl, run, text_of
-from toolparse import Tool, ToolCallError
-from toolparse.events import Event
+from support import ROOT, calls_of, check_all, errors_of, load_jsonl, run, text_of
+from toolparse import Tool
 from toolparse.grammars import get_grammar
 
 GRAMMAR = "llama3-json"
@@ -433,10 +432,6 @@ CASES = [
 
 _SPLITS_FILE = ROOT / "tests" / "fixtures" / "grammars" / "llama3_tokenizer_splits.json"
 TOKEN_SPLITS: dict[str, list[str]] = json.loads(_SPLITS_FILE.read_text(encoding="utf-8"))[GRAMMAR]
-
-
-def errors_of(events: list[Event]) -> list[str]:
-    return [str(e.reason) for e in events if isinstance(e, ToolCallError)]
 
 
 def test_case_ids_are_unique_and_sourced() -> None:

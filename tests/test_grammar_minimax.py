@@ -31,8 +31,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support import ROOT, calls_of, check_all, text_of
-from toolparse import ReasoningDelta, ToolCallError, parse_text
+from support import ROOT, calls_of, check_all, errors_of, reasoning_of, text_of
+from toolparse import parse_text
 from toolparse.events import Event
 from toolparse.grammars import get_grammar
 
@@ -237,14 +237,6 @@ EXPECT: dict[str, Expect] = {
         text="\n\n" + HELLO + "\n\n\n", reasoning=LLAMACPP_THOUGHTS + "\n", options=THINK_OPEN
     ),
 }
-
-
-def reasoning_of(events: list[Event]) -> str:
-    return "".join(e.text for e in events if isinstance(e, ReasoningDelta))
-
-
-def errors_of(events: list[Event]) -> list[str]:
-    return [e.reason for e in events if isinstance(e, ToolCallError)]
 
 
 def test_every_fixture_case_has_an_expectation() -> None:

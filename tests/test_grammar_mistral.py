@@ -21,8 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support import ROOT, calls_of, check_all, text_of
-from toolparse import ReasoningDelta, Tool, ToolCall, ToolCallError, ToolCallStart
+from support import ROOT, calls_of, check_all, errors_of, reasoning_of, text_of
+from toolparse import Tool, ToolCall, ToolCallStart
 from toolparse.events import Event
 from toolparse.grammars import get_grammar
 
@@ -169,14 +169,6 @@ EXPECT: dict[str, Expect] = {
     "mistral-common-v11-no-call-id": Expect(),
     "mistral-common-v2-v7-array": Expect(),
 }
-
-
-def reasoning_of(events: list[Event]) -> str:
-    return "".join(e.text for e in events if isinstance(e, ReasoningDelta))
-
-
-def errors_of(events: list[Event]) -> list[str]:
-    return [e.reason for e in events if isinstance(e, ToolCallError)]
 
 
 def test_every_fixture_case_has_an_expectation() -> None:

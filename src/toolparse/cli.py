@@ -368,33 +368,33 @@ def _in_grammar(text: str, grammar: str, tools: list[Any] | None) -> str:
     grammar = declared.name  # (an alias: the grammar's own name)
     render = declared.prompt.render_call_after_text
     harmony = grammar == "gpt-oss"
-    pieces: list[tuple[str, str]] = []  # (kind, text): "text" or "call"
+    # (kind, text, call): a text piece, or a call with its name and arguments
+    pieces: list[tuple[str, str, tuple[str, dict[str, Any]] | None]] = []
     for event in StreamParser("hermes", tools, reasoning="none").feed(text):
         if isinstance(event, TextDelta):
-            pieces.append(("text", event.text))
+            pieces.append(("text", event.text, None))
         elif isinstance(event, Call):
-            pieces.append(("call", render(event.name, event.arguments)))
+            pieces.append(("call", render(event.name, event.arguments), (event.name, event.arguments)))
         elif isinstance(event, Error):  # the example's broken call, broken in this format's way
-            pieces.append(("call", _broken(render("notify", {"to": "team", "message": "done"}), grammar)))
+            pieces.append(
+                ("call", _broken(render("notify", {"to": "team", "message": "done"}), grammar), None)
+            )
     parts = []
     thinking = False
-    for kind, piece in pieces:
+    last = len(pieces) - 1
+    for k, (kind, piece, call) in enumerate(pieces):
         if kind == "text":
-            thinking = thinking or "<think>" in piece
+            opens, closes = "<think>" in piece, "</think>" in piece
             if harmony:
                 piece = piece.replace("<think>\n", "<|channel|>analysis<|message|>")
                 piece = piece.replace("\n</think>\n", "<|end|>").replace("</think>", "<|end|>")
-                if not thinking and piece.strip():
-                    channel = "final" if piece is pieces[-1][1] else "commentary"
+                if not (thinking or opens) and piece.strip():
+                    channel = "final" if k == last else "commentary"
                     piece = f"<|start|>assistant<|channel|>{channel}<|message|>{piece.strip()}<|end|>"
-            thinking = thinking and "</think>" not in piece and "<|end|>" not in piece
-        elif harmony and thinking:  # (a call drafted in the analysis channel is its text)
-            piece = (
-                piece[piece.index("to=functions.") + 13 : piece.index(" <|constrain|>")]
-                + " "
-                + piece[piece.index("<|message|>") + 11 : -len("<|call|>")]
-                + "\n"
-            )
+            thinking = (thinking or opens) and not closes
+        elif harmony and thinking and call is not None:
+            # (a call drafted in the analysis channel is its text)
+            piece = f"{call[0]} {json.dumps(call[1], ensure_ascii=False)}\n"
         parts.append(piece)
     return "".join(parts)
 

@@ -38,7 +38,6 @@ from toolparse.coercion.inline import (
     text_streams,
     wants_array,
 )
-from toolparse.engine.value import PLAIN_XML_TEXT
 from toolparse.errors import InvalidOptionError
 from toolparse.events import (
     ErrorReason,
@@ -66,10 +65,11 @@ _JSON = 4  # no schema and JSON-looking: parsed when it closes
 _DROP = 5  # read and dropped
 
 
-FastPath = tuple[Pieces, int, str, "re.Pattern[str]", "re.Pattern[str] | None"]
-"""(the call's argument pieces, call index, call id, the pattern a delta must
-match whole to be appended as it stands, and for a parameter value the
-pattern found in no delta that is appended JSON-encoded) while a string streams."""
+FastPath = tuple[Pieces, int, str, "re.Pattern[str]", bool]
+"""While a string streams: (the call's argument pieces, call index, call id,
+a pattern, whether the string is a parameter's value). In a JSON string, a
+delta the pattern matches whole is taken as it stands; in a value, a delta
+the pattern is found nowhere in is taken JSON-encoded (see fast_value_piece)."""
 
 
 @dataclass(slots=True)
@@ -389,7 +389,7 @@ class EnvelopeCall(Call):
         if not self.streaming or not self.reader.in_plain_string(self.scratch):
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, STRING_RUN, None
+        return self.args, self.index, self.id, STRING_RUN, False
 
     def outcome(self, end: int | None) -> Outcome:
         if self.problem is None and self.name is None:
@@ -414,7 +414,7 @@ class JsonArgsCall(Call):
         if not self.streaming or not self.reader.in_plain_string(self.scratch):
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, STRING_RUN, None
+        return self.args, self.index, self.id, STRING_RUN, False
 
 
 # -- named text members: <parameter=city>Paris</parameter> -----------------------------------
@@ -532,7 +532,7 @@ class MemberCall(Call):
         if self._mode != _STREAM or not self.started or self.scratch:
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, PLAIN_XML_TEXT, None  # (the value's reader says which)
+        return self.args, self.index, self.id, STRING_RUN, True  # (the value's reader gives the pattern)
 
     def has_members(self) -> bool:
         return self._count > 0 or bool(self._deferred)

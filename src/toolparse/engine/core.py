@@ -183,9 +183,9 @@ class Engine:
         if fast is not None:
             # inside a string that streams: a plain delta is only taken into the
             # run (see Machine.fast_path); anything else takes the full path
-            _, index, call_id, plain, lines = fast
+            _, index, call_id, pattern, value = fast
             if (
-                lines is None  # (a JSON string, and the usual delta: told at once)
+                not value  # (a JSON string, and the usual delta: told at once)
                 and not self._carry
                 and isinstance(delta, str)
                 and '"' not in delta
@@ -211,12 +211,12 @@ class Engine:
                 text = self._carry + delta if self._carry else delta
                 kept = ""
                 piece: str | None
-                if lines is not None:  # a parameter's value
-                    found = fast_value_piece(text, lines)
+                if value:
+                    found = fast_value_piece(text, pattern)
                     piece, kept = found if found is not None else (None, "")
-                elif plain.fullmatch(text) is not None:
+                elif pattern.fullmatch(text) is not None:
                     piece = text
-                elif text[-1:] == "\\" and plain.fullmatch(text, 0, len(text) - 1) is not None:
+                elif text[-1:] == "\\" and pattern.fullmatch(text, 0, len(text) - 1) is not None:
                     piece, kept = text[:-1], "\\"  # (an escape cut in two)
                 else:
                     piece = None
@@ -227,7 +227,7 @@ class Engine:
                         return []
                     self._fast_room = room + len(kept)
                     run = self._fast_run
-                    if lines is None:  # (a JSON string's text is its own canonical form)
+                    if not value:  # (a JSON string's text is its own canonical form)
                         run.append(piece)
                     else:
                         run.append(text[: len(text) - len(kept)] if kept else text)
@@ -304,7 +304,7 @@ class Engine:
         taken = "".join(run)
         run.clear()
         self._raw.append(taken)
-        if fast[4] is None:
+        if not fast[4]:
             fast[0].append(taken)
         else:
             args = self._fast_args

@@ -41,15 +41,11 @@ from toolparse.engine.declare import TermLike
 from toolparse.engine.lexicon import Hit, Lexicon, TagContext
 from toolparse.readers.xml_tree import ENTITY, ENTITY_PREFIX, decode_entity
 
-# Value text that is its own JSON encoding and that the reader passes on as it
-# is: what the engine's fast path may append itself (see ValueReader.plain).
-PLAIN_RAW_TEXT: Final = re.compile(r'[^<"\\\x00-\x1f\ud800-\udfff]*')
-PLAIN_XML_TEXT: Final = re.compile(r'[^<&"\\\x00-\x1f\ud800-\udfff]*')
 _encode: Final = json.encoder.encode_basestring
 
 
 @functools.lru_cache(maxsize=256)
-def not_line_text(xml: bool, free_after_lt: str) -> re.Pattern[str]:
+def not_plain_text(xml: bool, free_after_lt: str) -> re.Pattern[str]:
     """What value text the reader passes on as it is (though JSON escapes some
     of it: quotes, backslashes, tabs and newlines; never the last line's
     newline, see fast_value_piece) does not hold: control characters,
@@ -65,7 +61,7 @@ _TAG_LIKE: Final = frozenset("/abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW
 _MAX_KEPT = 64  # whitespace after a value's last newline, held by the fast path
 
 
-def fast_value_piece(text: str, not_lines: re.Pattern[str]) -> tuple[str, str] | None:
+def fast_value_piece(text: str, not_plain: re.Pattern[str]) -> tuple[str, str] | None:
     """For a value's text that the reader would pass on as it is (see
     :attr:`ValueReader.plain`): its JSON encoding up to the last newline
     followed by nothing but whitespace, and that newline and whitespace, which
@@ -75,7 +71,7 @@ def fast_value_piece(text: str, not_lines: re.Pattern[str]) -> tuple[str, str] |
     lt = text.find("<")
     if lt >= 0 and text[lt + 1 : lt + 2] in _TAG_LIKE:  # (the usual markup, told at once)
         return None
-    if not_lines.search(text) is not None:
+    if not_plain.search(text) is not None:
         return None
     last = text.rfind("\n")
     kept = ""
@@ -176,8 +172,8 @@ class ValueReader:
 
     @property
     def plain(self) -> bool:
-        """True when text matching :attr:`plain_text` would be emitted exactly as
-        it is, changing nothing else (the engine's fast path may append it)."""
+        """True when text free of :attr:`not_plain` would be emitted exactly as it
+        is, changing nothing else (the engine's fast path may take it)."""
         return self._state == _TEXT and not self._newline and not self._line_start
 
     @property
@@ -187,15 +183,10 @@ class ValueReader:
         return depth is not None and any(depth.values())
 
     @property
-    def plain_text(self) -> re.Pattern[str]:
-        """What a delta must be, whole, for the fast path to take it."""
-        return PLAIN_XML_TEXT if self._xml else PLAIN_RAW_TEXT
-
-    @property
-    def line_text(self) -> re.Pattern[str]:
+    def not_plain(self) -> re.Pattern[str]:
         """What a delta must not hold for the fast path to take it encoded
         (see :func:`fast_value_piece`)."""
-        return not_line_text(self._xml, self._lexicon.free_after_lt)
+        return not_plain_text(self._xml, self._lexicon.free_after_lt)
 
     def read(self, text: str, i: int, final: bool) -> tuple[int, Hit | None]:
         """Read ``text[i:]``: ``(position, terminal)`` when a terminal ends the value
