@@ -71,6 +71,48 @@ def test_start_as_soon_as_the_name_is_known_and_strings_stream() -> None:
     assert events[-1].arguments == {"text": "once upon a time there was"}
 
 
+def test_inside_an_announced_call_deltas_wait_for_one_that_can_end_it() -> None:
+    # (the engine gathers them: a small call costs a few reads, not one per delta)
+    parser = StreamParser("hermes", seed=1)
+    start, opened = parser.feed('<tool_call>{"name": "f", "arguments": {')
+    assert isinstance(start, ToolCallStart) and opened == ToolCallDelta(0, start.id, "{")
+    for piece in ['"a"', ": 1", ', "b', '": 2']:
+        assert parser.feed(piece) == []
+    (gathered,) = parser.feed("}")
+    assert gathered == ToolCallDelta(0, start.id, '"a":1,"b":2}')
+    assert parser.feed("}") == []  # (the envelope's end: the block may still hold more calls)
+    (call,) = parser.feed("</tool_call>")
+    assert isinstance(call, ToolCall) and call.arguments == {"a": 1, "b": 2}
+
+
+def test_gathered_argument_text_lags_by_at_most_64_characters() -> None:
+    parser = StreamParser("hermes", seed=1)
+    parser.feed('<tool_call>{"name": "f", "arguments": {"a": [')
+    fed = 0
+    while True:
+        events = parser.feed("1, ")
+        fed += 3
+        if events:
+            break
+        assert fed <= 64
+    assert isinstance(events[0], ToolCallDelta) and events[0].arguments_delta.startswith("1,1,")
+
+
+def test_a_string_value_streams_from_its_first_characters() -> None:
+    parser = StreamParser("hermes", seed=1)
+    parser.feed('<tool_call>{"name": "f", "arguments": {"n": 2, ')
+    assert parser.feed('"text"') == []
+    (delta,) = parser.feed(': "once')
+    assert delta.arguments_delta.endswith('"text":"once')
+
+
+def test_held_opener_text_that_stops_being_one_is_text_at_once() -> None:
+    parser = StreamParser("hermes")
+    assert parser.feed("Hi <too") == [TextDelta("Hi ")]
+    assert parser.feed("l_ca") == []  # (still the beginning of <tool_call>)
+    assert parser.feed("t") == [TextDelta("<tool_cat")]
+
+
 def test_ids_are_deterministic_with_a_seed_and_unique() -> None:
     text = CALL * 5
     first = [e.id for e in parse_text(text, seed=42).calls]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -145,6 +145,16 @@ class CompiledGrammar:
     character an opener may begin with, and the newline (Markdown lines)."""
     tokens: bool = False
     """The literal openers are special tokens: markup even in Markdown code."""
+    call_ends: str = ">})]"
+    """Every character a call or its block can end with: the last character of
+    each literal terminal, a tag's ``>``, and JSON's and Python's closing
+    brackets. A delta with none of them cannot complete a call that has begun
+    (the engine gathers such deltas; see ``Engine.feed``)."""
+    opener_prefixes: frozenset[str] = frozenset()
+    """Every proper prefix of a literal opener: text held back as one of them
+    stays held while the next deltas only lengthen it."""
+    markup_prefixes: frozenset[str] = frozenset()
+    """The same for every literal terminal of the blocks."""
 
     def openers_for(self, tool_names: tuple[str, ...] | None) -> tuple[Lexicon, dict[str, tuple[Term, str]]]:
         """The openers as literals for these tools: ``<name>`` and ``<name/>``
@@ -214,9 +224,33 @@ def _compile(grammar: Grammar) -> CompiledGrammar:
     openers = Lexicon(anywhere)
     stops = "".join(sorted(openers.first_chars())) + "\n"
     start_openers = Lexicon(at_start) if at_start else None
+    ending = {b.closer for b in blocks.values()} | {
+        term
+        for b in blocks.values()
+        for r in b.regions
+        for term, step in r.steps.items()
+        if step.end_call or step.to == TO_END
+    }
+    ends = "".join(sorted({">", "}", ")", "]", *(t[-1] for t in ending if isinstance(t, str) and t)}))
+    markup = {t for b in blocks.values() for r in (*b.regions, b.skip) for t in r.lexicon.literals}
+    markup |= {b.closer for b in blocks.values() if isinstance(b.closer, str)}
     return CompiledGrammar(
-        grammar.name, openers, start_openers, opener_steps, start, fences, stops, grammar.tokens
+        grammar.name,
+        openers,
+        start_openers,
+        opener_steps,
+        start,
+        fences,
+        stops,
+        grammar.tokens,
+        ends,
+        _proper_prefixes(openers.literals),
+        _proper_prefixes(markup | openers.literals),
     )
+
+
+def _proper_prefixes(literals: Iterable[str]) -> frozenset[str]:
+    return frozenset(t[:k] for t in literals for k in range(1, len(t)))
 
 
 def _region(

@@ -52,6 +52,7 @@ _set_call_index = ToolCallDelta.__dict__["index"].__set__
 _set_call_id = ToolCallDelta.__dict__["id"].__set__
 _set_call_delta = ToolCallDelta.__dict__["arguments_delta"].__set__
 _RUN: Final = 256  # deltas the fast path takes before it joins them
+_GATHER: Final = 64  # characters gathered at most inside a call before they are read
 _WINDOW: Final = 4096  # the least of a large delta a block is given at a time
 
 
@@ -63,6 +64,7 @@ class Engine:
     __slots__ = (
         "_answered",
         "_broken",
+        "_call_ends",
         "_carry",
         "_closed",
         "_collapse",
@@ -73,10 +75,16 @@ class Engine:
         "_fast_args",
         "_fast_room",
         "_fast_run",
+        "_gather",
+        "_gather_prefix",
+        "_gather_prefixes",
+        "_gather_room",
+        "_gathered",
         "_grammar",
         "_held",
         "_machine",
         "_max_call_chars",
+        "_name_ends",
         "_offset",
         "_raw",
         "_raw_base",
@@ -117,6 +125,17 @@ class Engine:
         self._fast_run: list[str] = []  # raw text the fast path took, not yet in _raw
         self._fast_args: list[str] = []  # (a value's) the arguments text of that run
         self._fast_room = 0  # how much more the fast path may take (max_call_chars)
+        # set inside a committed call (Machine.in_committed_call): deltas that cannot end it are gathered
+        self._gather: re.Pattern[str] | None = None
+        self._gathered: list[str] = []
+        self._gather_room = 0
+        # set while the held text is a proper prefix of a literal terminal: so is
+        # this, with the deltas gathered since (one of _gather_prefixes)
+        self._gather_prefix: str | None = None
+        self._gather_prefixes: frozenset[str] = frozenset()
+        # (a string value that begins, after ":" or "[", streams from its start)
+        self._call_ends = re.compile("[" + re.escape(grammar.call_ends) + r']|[:\[]\s*"')
+        self._name_ends = re.compile("[" + re.escape(grammar.call_ends) + '"]')
         # set while plain text needs no scan (not at the stream's start: a line start)
         self._text_stops: tuple[str, str] | None = None
         self._text_more: re.Pattern[str] | None = None
@@ -140,6 +159,23 @@ class Engine:
 
     def feed(self, delta: str) -> list[Event]:
         """Parse the next piece of model output; return the events it completes."""
+        prefix = self._gather_prefix
+        if prefix is not None:
+            # held text that may be a terminal: a delta that only lengthens it (a
+            # terminal still, and not yet whole) changes nothing a reader could
+            # decide, and is gathered (read with the delta that decides)
+            if not isinstance(delta, str):
+                raise TypeError(f"feed() takes str, not {type(delta).__name__}")
+            prefix += delta
+            if prefix in self._gather_prefixes:
+                self._gather_prefix = prefix
+                self._gathered.append(delta)
+                return []
+            self._gather_prefix = None
+            if self._gathered:
+                self._gathered.append(delta)
+                delta = "".join(self._gathered)
+                self._gathered.clear()
         stops = self._text_stops
         if stops is not None:
             # in plain text, a delta with no character that needs a look (and no
@@ -179,6 +215,23 @@ class Engine:
         ):
             self._text_stops, self._text_more = self._scanner.stop_check  # (decided: read on)
             return self.feed(delta)
+        gather = self._gather
+        if gather is not None:
+            # Inside a committed call (see Machine.in_committed_call), a delta that cannot end it
+            # (none of the grammar's call_ends) is only gathered, up to _GATHER
+            # characters: the machine then reads them in one go. The events are
+            # the same, at most _GATHER characters later; a small call costs a
+            # few machine steps instead of one per delta.
+            if not isinstance(delta, str):
+                raise TypeError(f"feed() takes str, not {type(delta).__name__}")
+            if len(delta) <= self._gather_room and gather.search(delta) is None:
+                self._gathered.append(delta)
+                self._gather_room -= len(delta)
+                return []
+            self._gather = None
+            self._gathered.append(delta)
+            delta = "".join(self._gathered)
+            self._gathered.clear()
         fast = self._fast
         if fast is not None:
             # inside a string that streams: a plain delta is only taken into the
@@ -268,12 +321,23 @@ class Engine:
             if self._collapse:
                 out = _collapsed(out)
             machine = self._machine
-            if self._carry or self._held:
-                pass
-            elif machine is not None:
-                if not self._collapse:  # (the fast path emits deltas itself)
+            if machine is not None:
+                # (with collapse the fast path is off: it emits deltas itself)
+                if not self._collapse and not self._carry and not self._held:
                     self._fast = machine.fast_path()
                     self._fast_room = self._max_call_chars - self._raw.length
+                if self._fast is None and machine.in_committed_call:
+                    self._gather = self._call_ends if machine.announced else self._name_ends
+                    self._gather_room = _GATHER
+                elif not self._carry and self._held in self._grammar.markup_prefixes:
+                    self._gather_prefix = self._held
+                    self._gather_prefixes = self._grammar.markup_prefixes
+            elif self._carry:
+                pass
+            elif self._held:
+                if not self._scanner.in_reasoning and self._held in self._grammar.opener_prefixes:
+                    self._gather_prefix = self._held
+                    self._gather_prefixes = self._grammar.opener_prefixes
             elif self._scanner.in_reasoning:
                 self._reason_stops = self._scanner.reasoning_stops
             else:
@@ -286,11 +350,19 @@ class Engine:
             raise self._broken
         if self._closed:
             raise StreamClosedError("close() called twice: this parser is already closed")
+        out: list[Event] = []
+        if self._gathered:  # (deltas gathered: read first)
+            self._gather = None
+            self._gather_prefix = None
+            pending = "".join(self._gathered)
+            self._gathered.clear()
+            out = self.feed(pending)
         self._closed = True
+        self._gather = None
+        self._gather_prefix = None
         self._leave_fast_path()
         self._text_stops = None
         self._reason_stops = None
-        out: list[Event] = []
         self._guarded(self._carry, out, final=True)
         self._carry = ""
         return _collapsed(out) if self._collapse else out

@@ -169,6 +169,22 @@ class Machine:
         outcomes, self._outcomes = self._outcomes, []
         return outcomes
 
+    @property
+    def announced(self) -> bool:
+        """The call being read has been announced."""
+        return self._call is not None and self._call.started
+
+    @property
+    def in_committed_call(self) -> bool:
+        """A call is being read that the block can no longer be rejected over
+        (it has been announced, or it is a JSON object begun in a block that is
+        not lenient): the block can end only after the call does (in a
+        character of the grammar's ``call_ends``) or breaks."""
+        call = self._call
+        if call is None or self.failed_at >= 0 or self.finished:
+            return False
+        return call.started or (not self._lenient and self._jstate == _BODY)
+
     def fast_path(self) -> FastPath | None:
         """Inside a string that streams: the engine may append a plain delta
         itself (see :meth:`toolparse.engine.stream.Engine.feed`)."""
