@@ -65,11 +65,12 @@ _JSON = 4  # no schema and JSON-looking: parsed when it closes
 _DROP = 5  # read and dropped
 
 
-FastPath = tuple[Pieces, int, str, "re.Pattern[str]", bool]
+FastPath = tuple[Pieces, int, str, "re.Pattern[str]", "Callable[[str], tuple[str, str] | None] | None"]
 """While a string streams: (the call's argument pieces, call index, call id,
-a pattern, whether the string is a parameter's value). In a JSON string, a
-delta the pattern matches whole is taken as it stands; in a value, a delta
-the pattern is found nowhere in is taken JSON-encoded (see fast_value_piece)."""
+a pattern, and for a parameter's value its reader's ``fast_piece``). In a
+JSON string, a delta the pattern matches whole is taken as it stands; in a
+value, a delta without ``<`` or a newline that the pattern is found nowhere in
+is taken JSON-encoded, and any other delta as ``fast_piece`` says."""
 
 
 @dataclass(slots=True)
@@ -389,7 +390,7 @@ class EnvelopeCall(Call):
         if not self.streaming or not self.reader.in_plain_string(self.scratch):
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, STRING_RUN, False
+        return self.args, self.index, self.id, STRING_RUN, None
 
     def outcome(self, end: int | None) -> Outcome:
         if self.problem is None and self.name is None:
@@ -414,7 +415,7 @@ class JsonArgsCall(Call):
         if not self.streaming or not self.reader.in_plain_string(self.scratch):
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, STRING_RUN, False
+        return self.args, self.index, self.id, STRING_RUN, None
 
 
 # -- named text members: <parameter=city>Paris</parameter> -----------------------------------
@@ -532,7 +533,7 @@ class MemberCall(Call):
         if self._mode != _STREAM or not self.started or self.scratch:
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, STRING_RUN, True  # (the value's reader gives the pattern)
+        return self.args, self.index, self.id, STRING_RUN, None  # (the value reader completes it)
 
     def has_members(self) -> bool:
         return self._count > 0 or bool(self._deferred)

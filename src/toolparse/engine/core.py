@@ -20,6 +20,7 @@ same characters again with the next delta (invariants 2 and 3).
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Final
 
@@ -29,7 +30,6 @@ from toolparse.engine.declare import Reasoning
 from toolparse.engine.lexicon import Hit
 from toolparse.engine.machine import Machine
 from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner
-from toolparse.engine.value import fast_value_piece
 from toolparse.errors import InternalParserError, StreamClosedError, ToolparseError
 from toolparse.events import (
     SURROGATE,
@@ -46,6 +46,7 @@ from toolparse.events import (
 )
 from toolparse.readers.pieces import Pieces
 
+_encode_json: Final = json.encoder.encode_basestring
 _new_event = object.__new__
 _set_text = TextDelta.__dict__["text"].__set__
 _set_call_index = ToolCallDelta.__dict__["index"].__set__
@@ -236,21 +237,24 @@ class Engine:
         if fast is not None:
             # inside a string that streams: a plain delta is only taken into the
             # run (see Machine.fast_path); anything else takes the full path
-            _, index, call_id, pattern, value = fast
+            _, index, call_id, pattern, value_piece = fast
+            value = value_piece is not None
             if (
-                not value  # (a JSON string, and the usual delta: told at once)
-                and not self._carry
+                not self._carry  # (the usual delta, told at once: JSON encodes it as it is)
                 and isinstance(delta, str)
                 and '"' not in delta
                 and "\\" not in delta
                 and delta.isprintable()
                 and self._fast_room >= len(delta)
+                and (not value or ("<" not in delta and "&" not in delta))  # (a value's markup)
             ):
                 if not delta:
                     return []
                 self._fast_room -= len(delta)
                 run = self._fast_run
                 run.append(delta)
+                if value:
+                    self._fast_args.append(delta)
                 if len(run) >= _RUN:
                     self._take_fast_run()
                 call_delta: ToolCallDelta = _new_event(ToolCallDelta)  # (new_call_delta, inlined)
@@ -264,9 +268,12 @@ class Engine:
                 text = self._carry + delta if self._carry else delta
                 kept = ""
                 piece: str | None
-                if value:
-                    found = fast_value_piece(text, pattern)
-                    piece, kept = found if found is not None else (None, "")
+                if value_piece is not None:
+                    if "\n" not in text and "<" not in text and pattern.search(text) is None:
+                        piece = _encode_json(text)[1:-1]  # (no markup, entity or last line to hold)
+                    else:
+                        found = value_piece(text)
+                        piece, kept = found if found is not None else (None, "")
                 elif pattern.fullmatch(text) is not None:
                     piece = text
                 elif text[-1:] == "\\" and pattern.fullmatch(text, 0, len(text) - 1) is not None:
@@ -376,7 +383,7 @@ class Engine:
         taken = "".join(run)
         run.clear()
         self._raw.append(taken)
-        if not fast[4]:
+        if fast[4] is None:
             fast[0].append(taken)
         else:
             args = self._fast_args

@@ -197,7 +197,7 @@ class Machine:
             if value is None or not value.plain:
                 return None
             path = call.fast_path()
-            return None if path is None else (path[0], path[1], path[2], value.not_plain, True)
+            return None if path is None else (path[0], path[1], path[2], value.breakers, value.fast_piece)
         if (kind == JSON_CALLS and self._jstate == _BODY) or kind == JSON_ARGS:
             return call.fast_path()
         return None

@@ -30,7 +30,6 @@ is examined a bounded number of times, so reading is linear.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Callable, Container, Mapping
@@ -39,49 +38,23 @@ from typing import Final
 
 from toolparse.engine.declare import TermLike
 from toolparse.engine.lexicon import Hit, Lexicon, TagContext
-from toolparse.readers.xml_tree import ENTITY, ENTITY_PREFIX, decode_entity
+from toolparse.readers.xml_tree import ENTITY, ENTITY_PREFIX, decode_entity, decode_text
 
 _encode: Final = json.encoder.encode_basestring
 
 
-@functools.lru_cache(maxsize=256)
-def not_plain_text(xml: bool, free_after_lt: str) -> re.Pattern[str]:
-    """What value text the reader passes on as it is (though JSON escapes some
-    of it: quotes, backslashes, tabs and newlines; never the last line's
-    newline, see fast_value_piece) does not hold: control characters,
-    surrogates, ``&`` in ``xml``, and a ``<`` unless a character that begins
-    no terminal of the value follows it (see ``Lexicon.free_after_lt``)."""
-    others = r"[&\x00-\x08\x0b-\x1f\ud800-\udfff]" if xml else r"[\x00-\x08\x0b-\x1f\ud800-\udfff]"
-    if not free_after_lt:
-        return re.compile(f"{others}|<")
-    return re.compile(f"{others}|<(?![{re.escape(free_after_lt)}])")  # (a "<" ending the text too)
-
-
-_TAG_LIKE: Final = frozenset("/abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!?")
+_PLAIN_BREAKERS: Final = re.compile(r"[\x00-\x08\x0b-\x1f\ud800-\udfff]")
+_PLAIN_BREAKERS_XML: Final = re.compile(r"[&\x00-\x08\x0b-\x1f\ud800-\udfff]")
 _MAX_KEPT = 64  # whitespace after a value's last newline, held by the fast path
 
 
-def fast_value_piece(text: str, not_plain: re.Pattern[str]) -> tuple[str, str] | None:
-    """For a value's text that the reader would pass on as it is (see
-    :attr:`ValueReader.plain`): its JSON encoding up to the last newline
-    followed by nothing but whitespace, and that newline and whitespace, which
-    must wait (the last newline before the closing tag is dropped, and a
-    line's start decides what some terminals mean). None when the reader
-    must read the text itself."""
-    lt = text.find("<")
-    if lt >= 0 and text[lt + 1 : lt + 2] in _TAG_LIKE:  # (the usual markup, told at once)
+def _decoded_entities(text: str) -> str | None:
+    """XML text with its entities decoded as :meth:`ValueReader.read` decodes
+    them (an ``&`` that begins none stays); None when one may still be
+    growing at the text's end (only the last ``&`` can be)."""
+    if ENTITY_PREFIX.match(text, text.rfind("&")) is not None:
         return None
-    if not_plain.search(text) is not None:
-        return None
-    last = text.rfind("\n")
-    kept = ""
-    if last >= 0 and not text[last + 1 :].strip(" \t"):
-        kept = text[last:]
-        if len(kept) > _MAX_KEPT:
-            return None
-        text = text[:last]
-    encoded: str = _encode(text)
-    return encoded[1:-1], kept
+    return decode_text(text)
 
 
 _SPECIAL_RAW: Final = re.compile(r"<")
@@ -117,6 +90,7 @@ class ValueReader:
     """Reads one value; ``emit`` receives its text, decoded where the grammar decodes."""
 
     __slots__ = (
+        "_breakers",
         "_conditions",
         "_ctx",
         "_depth",
@@ -162,6 +136,7 @@ class ValueReader:
         self._xml = xml
         self._markup = markup
         self._special = _SPECIAL_XML if xml and not markup else _SPECIAL_RAW
+        self._breakers = _PLAIN_BREAKERS_XML if xml else _PLAIN_BREAKERS
         self._state = _START
         self._newline = False  # a newline read but not yet emitted (it may be the last)
         self._line_start = True  # only whitespace since the value began or the last newline
@@ -172,7 +147,7 @@ class ValueReader:
 
     @property
     def plain(self) -> bool:
-        """True when text free of :attr:`not_plain` would be emitted exactly as it
+        """True when text that :meth:`fast_piece` takes would be emitted exactly as it
         is, changing nothing else (the engine's fast path may take it)."""
         return self._state == _TEXT and not self._newline and not self._line_start
 
@@ -183,10 +158,49 @@ class ValueReader:
         return depth is not None and any(depth.values())
 
     @property
-    def not_plain(self) -> re.Pattern[str]:
-        """What a delta must not hold for the fast path to take it encoded
-        (see :func:`fast_value_piece`)."""
-        return not_plain_text(self._xml, self._lexicon.free_after_lt)
+    def breakers(self) -> re.Pattern[str]:
+        """Characters a delta without ``<`` or a newline must not hold for the
+        fast path to take it JSON-encoded: control characters, surrogates, and
+        ``&`` in XML (see :meth:`fast_piece` for the rest)."""
+        return self._breakers
+
+    def fast_piece(self, text: str) -> tuple[str, str] | None:
+        """For text read while :attr:`plain`: when the reader would pass it on
+        as it is (though JSON escapes some of it), its JSON encoding up to the
+        last newline followed by nothing but whitespace, and that newline and
+        whitespace, which must wait (the last newline before the closing tag
+        is dropped, and a line's start decides what some terminals mean).
+        None when the reader must read the text itself."""
+        if self._wrapped or self._pending is not None:
+            return None
+        lt = text.find("<")
+        if lt >= 0:
+            lexicon, ctx, free = self._lexicon, self._ctx, self._lexicon.free_after_lt
+            while lt >= 0:
+                after = text[lt + 1 : lt + 2]
+                if not after or after == "!":  # (the text's end, or a CDATA section)
+                    return None
+                if after not in free and (
+                    lexicon.match_at(text, lt, ctx) is not None or lexicon.prefix_at(text, lt, ctx)
+                ):
+                    return None  # (a terminal, or the beginning of one)
+                lt = text.find("<", lt + 1)
+        if _PLAIN_BREAKERS.search(text) is not None:
+            return None
+        last = text.rfind("\n")
+        kept = ""
+        if last >= 0 and not text[last + 1 :].strip(" \t"):
+            kept = text[last:]
+            if len(kept) > _MAX_KEPT:
+                return None
+            text = text[:last]
+        if self._xml and "&" in text:
+            decoded = _decoded_entities(text)
+            if decoded is None:
+                return None
+            text = decoded
+        encoded: str = _encode(text)
+        return encoded[1:-1], kept
 
     def read(self, text: str, i: int, final: bool) -> tuple[int, Hit | None]:
         """Read ``text[i:]``: ``(position, terminal)`` when a terminal ends the value
