@@ -54,6 +54,7 @@ _set_call_id = ToolCallDelta.__dict__["id"].__set__
 _set_call_delta = ToolCallDelta.__dict__["arguments_delta"].__set__
 _RUN: Final = 256  # deltas the fast path takes before it joins them
 _GATHER: Final = 64  # characters gathered at most inside a call before they are read
+_GATHER_QUIET: Final = 4096  # the same where nothing streams (see Machine.quiet_until)
 _WINDOW: Final = 4096  # the least of a large delta a block is given at a time
 
 
@@ -334,8 +335,13 @@ class Engine:
                     self._fast = machine.fast_path()
                     self._fast_room = self._max_call_chars - self._raw.length
                 if self._fast is None and machine.in_committed_call:
-                    self._gather = self._call_ends if machine.announced else self._name_ends
-                    self._gather_room = _GATHER
+                    quiet = machine.quiet_until
+                    if quiet is not None:  # (nothing streams before it: gather more)
+                        self._gather = quiet
+                        self._gather_room = _GATHER_QUIET
+                    else:
+                        self._gather = self._call_ends if machine.announced else self._name_ends
+                        self._gather_room = _GATHER
                 elif not self._carry and self._held in self._grammar.markup_prefixes:
                     self._gather_prefix = self._held
                     self._gather_prefixes = self._grammar.markup_prefixes

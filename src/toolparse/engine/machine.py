@@ -63,6 +63,7 @@ _BODY = 1  # inside a call object
 _BETWEEN = 2  # after a call object
 
 _REJECT_STEP: Final = CStep(TO_REJECT)
+_QUOTE_STOPS: Final = {q: re.compile(q) for q in "'\""}
 
 
 class Machine:
@@ -184,6 +185,13 @@ class Machine:
         if call is None or self.failed_at >= 0 or self.finished:
             return False
         return call.started or (not self._lenient and self._jstate == _BODY)
+
+    @property
+    def quiet_until(self) -> re.Pattern[str] | None:
+        """Inside a Python literal's string, which is read whole when the call
+        ends (nothing streams from it): only its quote can change anything."""
+        quote = self._lit_quote
+        return _QUOTE_STOPS[quote[0]] if quote else None
 
     def fast_path(self) -> FastPath | None:
         """Inside a string that streams: the engine may append a plain delta
