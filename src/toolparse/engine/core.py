@@ -161,23 +161,6 @@ class Engine:
 
     def feed(self, delta: str) -> list[Event]:
         """Parse the next piece of model output; return the events it completes."""
-        prefix = self._gather_prefix
-        if prefix is not None:
-            # held text that may be a terminal: a delta that only lengthens it (a
-            # terminal still, and not yet whole) changes nothing a reader could
-            # decide, and is gathered (read with the delta that decides)
-            if not isinstance(delta, str):
-                raise TypeError(f"feed() takes str, not {type(delta).__name__}")
-            prefix += delta
-            if prefix in self._gather_prefixes:
-                self._gather_prefix = prefix
-                self._gathered.append(delta)
-                return []
-            self._gather_prefix = None
-            if self._gathered:
-                self._gathered.append(delta)
-                delta = "".join(self._gathered)
-                self._gathered.clear()
         stops = self._text_stops
         if stops is not None:
             # in plain text, a delta with no character that needs a look (and no
@@ -196,6 +179,22 @@ class Engine:
                 _set_text(event, delta)
                 return [event]
             self._text_stops = None
+        elif (prefix := self._gather_prefix) is not None:
+            # held text that may be a terminal: a delta that only lengthens it (a
+            # terminal still, and not yet whole) changes nothing a reader could
+            # decide, and is gathered (read with the delta that decides)
+            if not isinstance(delta, str):
+                raise TypeError(f"feed() takes str, not {type(delta).__name__}")
+            prefix += delta
+            if prefix in self._gather_prefixes:
+                self._gather_prefix = prefix
+                self._gathered.append(delta)
+                return []
+            self._gather_prefix = None
+            if self._gathered:
+                self._gathered.append(delta)
+                delta = "".join(self._gathered)
+                self._gathered.clear()
         elif (reasoning := self._reason_stops) is not None:
             # inside reasoning, a delta with no character that could begin its closer
             if (
