@@ -16,6 +16,11 @@ text or a slice of a block's raw text, the events always concatenate back to
 the input (invariant 1). Readers decide on characters only, never on where a
 delta ended, and where they cannot decide yet the engine gives them the
 same characters again with the next delta (invariants 2 and 3).
+
+Most deltas never reach a reader: plain text, plain string and value text
+take fast paths in :meth:`Engine.feed`, and inside a call the engine gathers
+deltas that cannot end it (or that only lengthen a held terminal) and gives
+them to the machine together.
 """
 
 from __future__ import annotations
