@@ -25,6 +25,7 @@ them to the machine together.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Final
@@ -84,7 +85,6 @@ class Engine:
         "_fast_run",
         "_gather",
         "_gather_prefix",
-        "_gather_prefixes",
         "_gather_room",
         "_gathered",
         "_grammar",
@@ -136,13 +136,10 @@ class Engine:
         self._gather: re.Pattern[str] | None = None
         self._gathered: list[str] = []
         self._gather_room = 0
-        # set while the held text is a proper prefix of a literal terminal: so is
-        # this, with the deltas gathered since (one of _gather_prefixes)
+        # set while the held text is a proper prefix of a literal terminal (an
+        # opener's in the text, any in a block): so is this, with the deltas gathered since
         self._gather_prefix: str | None = None
-        self._gather_prefixes: frozenset[str] = frozenset()
-        # (a string value that begins, after ":" or "[", streams from its start)
-        self._call_ends = re.compile("[" + re.escape(grammar.call_ends) + r']|[:\[]\s*"')
-        self._name_ends = re.compile("[" + re.escape(grammar.call_ends) + '"]')
+        self._call_ends, self._name_ends = _gather_stops(grammar.call_ends)
         # set while plain text needs no scan (not at the stream's start: a line start)
         self._text_stops: tuple[str, str] | None = None
         self._text_more: re.Pattern[str] | None = None
@@ -191,15 +188,13 @@ class Engine:
             if not isinstance(delta, str):
                 raise TypeError(f"feed() takes str, not {type(delta).__name__}")
             prefix += delta
-            if prefix in self._gather_prefixes:
+            grammar = self._grammar
+            if prefix in (grammar.markup_prefixes if self._machine is not None else grammar.opener_prefixes):
                 self._gather_prefix = prefix
                 self._gathered.append(delta)
                 return []
             self._gather_prefix = None
-            if self._gathered:
-                self._gathered.append(delta)
-                delta = "".join(self._gathered)
-                self._gathered.clear()
+            delta = self._take_gathered(delta)
         elif (reasoning := self._reason_stops) is not None:
             # inside reasoning, a delta with no character that could begin its closer
             if (
@@ -235,9 +230,7 @@ class Engine:
                 self._gather_room -= len(delta)
                 return []
             self._gather = None
-            self._gathered.append(delta)
-            delta = "".join(self._gathered)
-            self._gathered.clear()
+            delta = self._take_gathered(delta)
         fast = self._fast
         if fast is not None:
             # inside a string that streams: a plain delta is only taken into the
@@ -348,13 +341,11 @@ class Engine:
                         self._gather_room = _GATHER
                 elif not self._carry and self._held in self._grammar.markup_prefixes:
                     self._gather_prefix = self._held
-                    self._gather_prefixes = self._grammar.markup_prefixes
             elif self._carry:
                 pass
             elif self._held:
                 if not self._scanner.in_reasoning and self._held in self._grammar.opener_prefixes:
                     self._gather_prefix = self._held
-                    self._gather_prefixes = self._grammar.opener_prefixes
             elif self._scanner.in_reasoning:
                 self._reason_stops = self._scanner.reasoning_stops
             else:
@@ -368,21 +359,28 @@ class Engine:
         if self._closed:
             raise StreamClosedError("close() called twice: this parser is already closed")
         out: list[Event] = []
-        if self._gathered:  # (deltas gathered: read first)
-            self._gather = None
-            self._gather_prefix = None
-            pending = "".join(self._gathered)
-            self._gathered.clear()
-            out = self.feed(pending)
-        self._closed = True
         self._gather = None
         self._gather_prefix = None
+        if self._gathered:  # (deltas gathered: read first)
+            out = self.feed(self._take_gathered(""))
+            self._gather = None
+            self._gather_prefix = None
+        self._closed = True
         self._leave_fast_path()
         self._text_stops = None
         self._reason_stops = None
         self._guarded(self._carry, out, final=True)
         self._carry = ""
         return _collapsed(out) if self._collapse else out
+
+    def _take_gathered(self, delta: str) -> str:
+        """The deltas gathered so far, then ``delta``, as one text (and none gathered)."""
+        if not self._gathered:
+            return delta
+        gathered = self._gathered
+        gathered.append(delta)
+        self._gathered = []
+        return "".join(gathered)
 
     def _take_fast_run(self) -> None:
         """Move the text the fast path took into the block's raw text and the
@@ -646,6 +644,15 @@ class Engine:
     def _emit_text(self, text: str, out: list[Event]) -> None:
         self._offset += len(text)
         out.append(new_text_delta(text))
+
+
+@functools.lru_cache(maxsize=64)
+def _gather_stops(call_ends: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """What ends gathering inside an announced call (one of ``call_ends``, or a
+    string value that begins after ":" or "[", so that it streams from its
+    start), and inside one not yet announced (also any quote: its name may end)."""
+    chars = "[" + re.escape(call_ends)
+    return re.compile(chars + r']|[:\[]\s*"'), re.compile(chars + '"]')
 
 
 def _collapsed(events: list[Event]) -> list[Event]:
