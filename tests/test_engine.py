@@ -283,3 +283,24 @@ def test_values_holding_markup_entities_and_newlines_read_the_same_in_any_deltas
         expected = expected.replace("&amp;", "&").replace("&lt;", "<").replace("&#65;", "A")
         expected = expected.replace("<![CDATA[<b>]]>", "<b>")
     assert found["arguments"]["content"].rstrip("\n") == expected.rstrip("\n")
+
+
+def test_events_built_on_the_hot_paths_are_the_frozen_events_themselves() -> None:
+    # (built by attribute stores on an unfrozen twin, then re-classed: see
+    # toolparse.events.unfrozen_twin)
+    import dataclasses
+
+    from toolparse.events import ReasoningDelta, new_call_delta, new_call_start, new_reasoning_delta
+
+    built: list[ToolCallDelta | ToolCallStart | ReasoningDelta] = [
+        new_call_delta(2, "c", '{"a"'),
+        new_call_start(2, "c", "f"),
+        new_reasoning_delta("t", "<t>"),
+    ]
+    plain = [ToolCallDelta(2, "c", '{"a"'), ToolCallStart(2, "c", "f"), ReasoningDelta("t", "<t>")]
+    for fast, slow in zip(built, plain, strict=True):
+        assert type(fast) is type(slow) and fast == slow and hash(fast) == hash(slow)
+        assert repr(fast) == repr(slow) and fast.to_dict() == slow.to_dict()
+        for field in dataclasses.fields(fast):
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(fast, field.name, "changed")

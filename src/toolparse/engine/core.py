@@ -46,6 +46,7 @@ from toolparse.events import (
     ToolCall,
     ToolCallDelta,
     ToolCallStart,
+    UnfrozenCallDelta,
     new_call_delta,
     new_reasoning_delta,
     new_text_delta,
@@ -55,9 +56,6 @@ from toolparse.readers.pieces import Pieces
 _encode_json: Final = json.encoder.encode_basestring
 _new_event = object.__new__
 _set_text = TextDelta.__dict__["text"].__set__
-_set_call_index = ToolCallDelta.__dict__["index"].__set__
-_set_call_id = ToolCallDelta.__dict__["id"].__set__
-_set_call_delta = ToolCallDelta.__dict__["arguments_delta"].__set__
 _RUN: Final = 256  # deltas the fast path takes before it joins them
 _GATHER: Final = 64  # characters gathered at most inside a call before they are read
 _GATHER_QUIET: Final = 4096  # the same where nothing streams (see Machine.quiet_until)
@@ -255,10 +253,11 @@ class Engine:
                     self._fast_args.append(delta)
                 if len(run) >= _RUN:
                     self._take_fast_run()
-                call_delta: ToolCallDelta = _new_event(ToolCallDelta)  # (new_call_delta, inlined)
-                _set_call_index(call_delta, index)
-                _set_call_id(call_delta, call_id)
-                _set_call_delta(call_delta, delta)
+                call_delta = _new_event(UnfrozenCallDelta)  # (new_call_delta, inlined)
+                call_delta.index = index
+                call_delta.id = call_id
+                call_delta.arguments_delta = delta
+                call_delta.__class__ = ToolCallDelta
                 return [call_delta]
             if isinstance(delta, str):
                 # (text that must wait for the next delta, the end of an escape or
@@ -267,8 +266,13 @@ class Engine:
                 kept = ""
                 piece: str | None
                 if value_piece is not None:
-                    if "\n" not in text and "<" not in text and pattern.search(text) is None:
-                        piece = _encode_json(text)[1:-1]  # (no markup, entity or last line to hold)
+                    if (
+                        "<" not in text
+                        and ("\n" not in text or text[-1] not in " \t\n")
+                        and pattern.search(text) is None
+                    ):
+                        # no markup, entity or blank last line to hold
+                        piece = _encode_json(text)[1:-1]
                     else:
                         found = value_piece(text)
                         piece, kept = found if found is not None else (None, "")
@@ -292,10 +296,11 @@ class Engine:
                         self._fast_args.append(piece)
                     if len(run) >= _RUN:
                         self._take_fast_run()
-                    call_delta = _new_event(ToolCallDelta)
-                    _set_call_index(call_delta, index)
-                    _set_call_id(call_delta, call_id)
-                    _set_call_delta(call_delta, piece)
+                    call_delta = _new_event(UnfrozenCallDelta)
+                    call_delta.index = index
+                    call_delta.id = call_id
+                    call_delta.arguments_delta = piece
+                    call_delta.__class__ = ToolCallDelta
                     return [call_delta]
             self._leave_fast_path()
         if self._broken is not None:

@@ -48,15 +48,6 @@ _PLAIN_BREAKERS_XML: Final = re.compile(r"[&\x00-\x08\x0b-\x1f\ud800-\udfff]")
 _MAX_KEPT = 64  # whitespace after a value's last newline, held by the fast path
 
 
-def _decoded_entities(text: str) -> str | None:
-    """XML text with its entities decoded as :meth:`ValueReader.read` decodes
-    them (an ``&`` that begins none stays); None when one may still be
-    growing at the text's end (only the last ``&`` can be)."""
-    if ENTITY_PREFIX.match(text, text.rfind("&")) is not None:
-        return None
-    return decode_text(text)
-
-
 _SPECIAL_RAW: Final = re.compile(r"<")
 _SPECIAL_XML: Final = re.compile(r"[<&]")
 _NOT_SPACE: Final = re.compile(r"[^ \t\r\n]")
@@ -167,38 +158,46 @@ class ValueReader:
     def fast_piece(self, text: str) -> tuple[str, str] | None:
         """For text read while :attr:`plain`: when the reader would pass it on
         as it is (though JSON escapes some of it), its JSON encoding up to the
-        last newline followed by nothing but whitespace, and that newline and
-        whitespace, which must wait (the last newline before the closing tag
-        is dropped, and a line's start decides what some terminals mean).
+        last newline followed by nothing but whitespace (or up to a ``<`` that
+        may begin a terminal the text's end cuts short), and the rest, which
+        must wait (the last newline before the closing tag is dropped, a line's
+        start decides what some terminals mean, and a terminal is read whole).
         None when the reader must read the text itself."""
         if self._wrapped or self._pending is not None:
             return None
+        held = ""
         lt = text.find("<")
         if lt >= 0:
             lexicon, ctx, free = self._lexicon, self._ctx, self._lexicon.free_after_lt
             while lt >= 0:
                 after = text[lt + 1 : lt + 2]
-                if not after or after == "!":  # (the text's end, or a CDATA section)
+                if after == "!":  # (a CDATA section)
                     return None
-                if after not in free and (
-                    lexicon.match_at(text, lt, ctx) is not None or lexicon.prefix_at(text, lt, ctx)
-                ):
-                    return None  # (a terminal, or the beginning of one)
+                if not after or (after not in free and lexicon.prefix_at(text, lt, ctx)):
+                    # a terminal may begin here, cut by the text's end: it and what
+                    # follows wait for the next delta (as the reader would wait)
+                    held = text[lt:]
+                    text = text[:lt]
+                    break
+                if after not in free and lexicon.match_at(text, lt, ctx) is not None:
+                    return None  # (a terminal: the reader decides what it means)
                 lt = text.find("<", lt + 1)
+        if self._xml:
+            amp = text.rfind("&")
+            if amp >= 0 and ENTITY_PREFIX.match(text, amp) is not None:
+                held = text[amp:] + held  # (an entity the text's end may cut: read whole)
+                text = text[:amp]
         if _PLAIN_BREAKERS.search(text) is not None:
             return None
         last = text.rfind("\n")
-        kept = ""
+        kept = held
         if last >= 0 and not text[last + 1 :].strip(" \t"):
-            kept = text[last:]
-            if len(kept) > _MAX_KEPT:
+            kept = text[last:] + held
+            if len(kept) > _MAX_KEPT + len(held):
                 return None
             text = text[:last]
-        if self._xml and "&" in text:
-            decoded = _decoded_entities(text)
-            if decoded is None:
-                return None
-            text = decoded
+        if self._xml:
+            text = decode_text(text)
         encoded: str = _encode(text)
         return encoded[1:-1], kept
 
