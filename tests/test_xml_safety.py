@@ -91,3 +91,18 @@ def test_lxml_and_the_tolerant_reader_agree_on_well_formed_fragments(fragment: s
     strict = strict_value(fragment)
     if strict is not _REFUSED:
         assert strict == tolerant_value(fragment)
+
+
+_ENTITY_SOUP = st.lists(
+    st.sampled_from(["&", "lt;", "gt;", "amp;", "quot;", "apos;", "#65;", "#x41;", "#0;", ";", "a", "<"]),
+    max_size=10,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=_ENTITY_SOUP)
+def test_entities_decode_the_same_on_the_short_path(text: str) -> None:
+    # (named entities alone are decoded by replacing; the reference is one match per entity)
+    from toolparse.readers.xml_tree import ENTITY, decode_entity, decode_text
+
+    assert decode_text(text) == ENTITY.sub(lambda m: decode_entity(m) or m.group(), text)

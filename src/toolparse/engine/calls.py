@@ -69,8 +69,8 @@ FastPath = tuple[Pieces, int, str, "re.Pattern[str]", "Callable[[str], tuple[str
 """While a string streams: (the call's argument pieces, call index, call id,
 a pattern, and for a parameter's value its reader's ``fast_piece``). In a
 JSON string, a delta the pattern matches whole is taken as it stands; in a
-value, a delta without ``<`` or a newline that the pattern is found nowhere in
-is taken JSON-encoded, and any other delta as ``fast_piece`` says."""
+value, a delta the pattern is found nowhere in is taken JSON-encoded, and any
+other delta as ``fast_piece`` says."""
 
 
 @dataclass(slots=True)

@@ -161,6 +161,9 @@ class Engine:
 
     def feed(self, delta: str) -> list[Event]:
         """Parse the next piece of model output; return the events it completes."""
+        # At most one of the short paths below is armed (by the full path, at its
+        # end): plain text, a streaming string, gathering, a held terminal's
+        # prefix, reasoning. A delta it cannot take falls through to the full path.
         stops = self._text_stops
         if stops is not None:
             # in plain text, a delta with no character that needs a look (and no
@@ -179,58 +182,7 @@ class Engine:
                 _set_text(event, delta)
                 return [event]
             self._text_stops = None
-        elif (prefix := self._gather_prefix) is not None:
-            # held text that may be a terminal: a delta that only lengthens it (a
-            # terminal still, and not yet whole) changes nothing a reader could
-            # decide, and is gathered (read with the delta that decides)
-            if not isinstance(delta, str):
-                raise TypeError(f"feed() takes str, not {type(delta).__name__}")
-            prefix += delta
-            grammar = self._grammar
-            if prefix in (grammar.markup_prefixes if self._machine is not None else grammar.opener_prefixes):
-                self._gather_prefix = prefix
-                self._gathered.append(delta)
-                return []
-            self._gather_prefix = None
-            delta = self._take_gathered(delta)
-        elif (reasoning := self._reason_stops) is not None:
-            # inside reasoning, a delta with no character that could begin its closer
-            if (
-                isinstance(delta, str)
-                and delta
-                and reasoning[0] not in delta
-                and (delta.isascii() or SURROGATE.search(delta) is None)
-            ):
-                self._offset += len(delta)
-                return [new_reasoning_delta(delta, delta)]
-            self._reason_stops = None
-        elif (
-            self._machine is None
-            and not self._held
-            and not self._carry  # (a high surrogate waits for its pair: the full path joins them)
-            and not self._closed
-            and self._broken is None
-            and self._scanner.starts_ordinary_line(delta)
-        ):
-            self._text_stops, self._text_more = self._scanner.stop_check  # (decided: read on)
-            return self.feed(delta)
-        gather = self._gather
-        if gather is not None:
-            # Inside a committed call (see Machine.in_committed_call), a delta that cannot end it
-            # (none of the grammar's call_ends) is only gathered, up to _GATHER
-            # characters: the machine then reads them in one go. The events are
-            # the same, at most _GATHER characters later; a small call costs a
-            # few machine steps instead of one per delta.
-            if not isinstance(delta, str):
-                raise TypeError(f"feed() takes str, not {type(delta).__name__}")
-            if len(delta) <= self._gather_room and gather.search(delta) is None:
-                self._gathered.append(delta)
-                self._gather_room -= len(delta)
-                return []
-            self._gather = None
-            delta = self._take_gathered(delta)
-        fast = self._fast
-        if fast is not None:
+        elif (fast := self._fast) is not None:
             # inside a string that streams: a plain delta is only taken into the
             # run (see Machine.fast_path); anything else takes the full path
             _, index, call_id, pattern, value_piece = fast
@@ -266,12 +218,7 @@ class Engine:
                 kept = ""
                 piece: str | None
                 if value_piece is not None:
-                    if (
-                        "<" not in text
-                        and ("\n" not in text or text[-1] not in " \t\n")
-                        and pattern.search(text) is None
-                    ):
-                        # no markup, entity or blank last line to hold
+                    if pattern.search(text) is None:  # (no markup, entity or blank last line)
                         piece = _encode_json(text)[1:-1]
                     else:
                         found = value_piece(text)
@@ -303,6 +250,55 @@ class Engine:
                     call_delta.__class__ = ToolCallDelta
                     return [call_delta]
             self._leave_fast_path()
+        elif (gather := self._gather) is not None:
+            # Inside a committed call (see Machine.in_committed_call), a delta that cannot end it
+            # (none of the grammar's call_ends) is only gathered, up to _GATHER
+            # characters: the machine then reads them in one go. The events are
+            # the same, at most _GATHER characters later; a small call costs a
+            # few machine steps instead of one per delta.
+            if not isinstance(delta, str):
+                raise TypeError(f"feed() takes str, not {type(delta).__name__}")
+            if len(delta) <= self._gather_room and gather.search(delta) is None:
+                self._gathered.append(delta)
+                self._gather_room -= len(delta)
+                return []
+            self._gather = None
+            delta = self._take_gathered(delta)
+        elif (prefix := self._gather_prefix) is not None:
+            # held text that may be a terminal: a delta that only lengthens it (a
+            # terminal still, and not yet whole) changes nothing a reader could
+            # decide, and is gathered (read with the delta that decides)
+            if not isinstance(delta, str):
+                raise TypeError(f"feed() takes str, not {type(delta).__name__}")
+            prefix += delta
+            grammar = self._grammar
+            if prefix in (grammar.markup_prefixes if self._machine is not None else grammar.opener_prefixes):
+                self._gather_prefix = prefix
+                self._gathered.append(delta)
+                return []
+            self._gather_prefix = None
+            delta = self._take_gathered(delta)
+        elif (reasoning := self._reason_stops) is not None:
+            # inside reasoning, a delta with no character that could begin its closer
+            if (
+                isinstance(delta, str)
+                and delta
+                and reasoning[0] not in delta
+                and (delta.isascii() or SURROGATE.search(delta) is None)
+            ):
+                self._offset += len(delta)
+                return [new_reasoning_delta(delta, delta)]
+            self._reason_stops = None
+        elif (
+            self._machine is None
+            and not self._held
+            and not self._carry  # (a high surrogate waits for its pair: the full path joins them)
+            and not self._closed
+            and self._broken is None
+            and self._scanner.starts_ordinary_line(delta)
+        ):
+            self._text_stops, self._text_more = self._scanner.stop_check  # (decided: read on)
+            return self.feed(delta)
         if self._broken is not None:
             raise self._broken
         if self._closed:

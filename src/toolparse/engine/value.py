@@ -44,7 +44,11 @@ _encode: Final = json.encoder.encode_basestring
 
 
 _PLAIN_BREAKERS: Final = re.compile(r"[\x00-\x08\x0b-\x1f\ud800-\udfff]")
-_PLAIN_BREAKERS_XML: Final = re.compile(r"[&\x00-\x08\x0b-\x1f\ud800-\udfff]")
+# What keeps a text from being taken JSON-encoded as it is: markup, control
+# characters, surrogates, a blank last line (which waits: see fast_piece), and
+# in XML an entity
+_NOT_AS_IS: Final = re.compile(r"[<\x00-\x08\x0b-\x1f\ud800-\udfff]|\n[ \t]*\Z")
+_NOT_AS_IS_XML: Final = re.compile(r"[<&\x00-\x08\x0b-\x1f\ud800-\udfff]|\n[ \t]*\Z")
 _MAX_KEPT = 64  # whitespace after a value's last newline, held by the fast path
 
 
@@ -127,7 +131,7 @@ class ValueReader:
         self._xml = xml
         self._markup = markup
         self._special = _SPECIAL_XML if xml and not markup else _SPECIAL_RAW
-        self._breakers = _PLAIN_BREAKERS_XML if xml else _PLAIN_BREAKERS
+        self._breakers = _NOT_AS_IS_XML if xml else _NOT_AS_IS
         self._state = _START
         self._newline = False  # a newline read but not yet emitted (it may be the last)
         self._line_start = True  # only whitespace since the value began or the last newline
@@ -150,9 +154,10 @@ class ValueReader:
 
     @property
     def breakers(self) -> re.Pattern[str]:
-        """Characters a delta without ``<`` or a newline must not hold for the
-        fast path to take it JSON-encoded: control characters, surrogates, and
-        ``&`` in XML (see :meth:`fast_piece` for the rest)."""
+        """Found in no text that :meth:`fast_piece` would take whole, only
+        JSON-encoded (the engine's fast path encodes such text itself):
+        markup, control characters, surrogates, a blank last line, and an
+        entity in XML."""
         return self._breakers
 
     def fast_piece(self, text: str) -> tuple[str, str] | None:
