@@ -6,6 +6,7 @@ import pytest
 
 from support import calls_of, check_all, covered_text, run, text_of
 from toolparse import (
+    Event,
     InvalidOptionError,
     InvalidToolError,
     StreamClosedError,
@@ -111,6 +112,31 @@ def test_held_opener_text_that_stops_being_one_is_text_at_once() -> None:
     assert parser.feed("Hi <too") == [TextDelta("Hi ")]
     assert parser.feed("l_ca") == []  # (still the beginning of <tool_call>)
     assert parser.feed("t") == [TextDelta("<tool_cat")]
+
+
+@pytest.mark.parametrize(
+    ("grammar", "deltas"),
+    [("hermes", ["Hi <too", "l_ca", "ll>"]), ("xml", ["Hi <get", "_wea", "ther>"])],
+)
+def test_a_delta_that_only_lengthens_a_held_opener_is_not_read(
+    grammar: str, deltas: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (a declared tool's tag, spelled out, counts as a literal opener)
+    from toolparse.engine.core import Engine
+
+    reads: list[str] = []
+    real_run = Engine._run
+
+    def counted_run(self: Engine, text: str, out: list[Event], final: bool) -> None:
+        reads.append(text)
+        real_run(self, text, out, final)
+
+    monkeypatch.setattr(Engine, "_run", counted_run)
+    parser = StreamParser(grammar, [{"name": "get_weather", "parameters": {"type": "object"}}])
+    assert parser.feed(deltas[0]) == [TextDelta("Hi ")]
+    assert parser.feed(deltas[1]) == []
+    parser.feed(deltas[2])
+    assert reads == [deltas[0], "".join(deltas[1:])]
 
 
 def test_ids_are_deterministic_with_a_seed_and_unique() -> None:

@@ -156,11 +156,14 @@ class CompiledGrammar:
     markup_prefixes: frozenset[str] = frozenset()
     """The same for every literal terminal of the blocks."""
 
-    def openers_for(self, tool_names: tuple[str, ...] | None) -> tuple[Lexicon, dict[str, tuple[Term, str]]]:
+    def openers_for(
+        self, tool_names: tuple[str, ...] | None
+    ) -> tuple[Lexicon, dict[str, tuple[Term, str]], frozenset[str]]:
         """The openers as literals for these tools: ``<name>`` and ``<name/>``
         of each declared tool spelled out (found by one C-level search, where
         the generic tag pattern needs a look in Python at every tag of the
-        text), and what each such literal stands for (its term, the tool).
+        text), what each such literal stands for (its term, the tool), and
+        every proper prefix of a literal opener (see ``opener_prefixes``).
         Worth it for a few tools; with many, the generic pattern is used."""
         return _tool_openers(self, tool_names)
 
@@ -171,7 +174,7 @@ _MAX_SPELLED_TOOLS = 64
 @functools.lru_cache(maxsize=64)
 def _tool_openers(
     grammar: CompiledGrammar, tool_names: tuple[str, ...] | None
-) -> tuple[Lexicon, dict[str, tuple[Term, str]]]:
+) -> tuple[Lexicon, dict[str, tuple[Term, str]], frozenset[str]]:
     terms = grammar.opener_steps
     spelled: dict[str, tuple[Term, str]] = {}
     if tool_names is not None and len(tool_names) <= _MAX_SPELLED_TOOLS:
@@ -181,9 +184,9 @@ def _tool_openers(
             if TOOL_EMPTY_TAG in terms:
                 spelled[f"<{name}/>"] = (TOOL_EMPTY_TAG, name)
     if not spelled:
-        return grammar.openers, spelled
+        return grammar.openers, spelled, grammar.opener_prefixes
     others = [t for t in terms if t is not TOOL_TAG and t is not TOOL_EMPTY_TAG]
-    return Lexicon([*others, *spelled]), spelled
+    return Lexicon([*others, *spelled]), spelled, grammar.opener_prefixes | _proper_prefixes(spelled)
 
 
 def compile_grammar(grammar: Grammar) -> CompiledGrammar:

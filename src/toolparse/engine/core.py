@@ -272,7 +272,9 @@ class Engine:
                 raise TypeError(f"feed() takes str, not {type(delta).__name__}")
             prefix += delta
             grammar = self._grammar
-            if prefix in (grammar.markup_prefixes if self._machine is not None else grammar.opener_prefixes):
+            if prefix in (
+                grammar.markup_prefixes if self._machine is not None else self._scanner.opener_prefixes
+            ):
                 self._gather_prefix = prefix
                 self._gathered.append(delta)
                 return []
@@ -345,7 +347,7 @@ class Engine:
             elif self._carry:
                 pass
             elif self._held:
-                if not self._scanner.in_reasoning and self._held in self._grammar.opener_prefixes:
+                if not self._scanner.in_reasoning and self._held in self._scanner.opener_prefixes:
                     self._gather_prefix = self._held
             elif self._scanner.in_reasoning:
                 self._reason_stops = self._scanner.reasoning_stops

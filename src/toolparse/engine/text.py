@@ -86,6 +86,7 @@ class TextScanner:
         "_state",
         "_stops",
         "_tokens",
+        "opener_prefixes",
         "spelled",
     )
 
@@ -97,8 +98,9 @@ class TextScanner:
         *,
         answer: bool = False,
     ) -> None:
-        openers, self.spelled = grammar.openers_for(ctx.tool_names)
-        """(``spelled``: what each declared tool's tag, spelled as a literal opener, stands for)"""
+        openers, self.spelled, self.opener_prefixes = grammar.openers_for(ctx.tool_names)
+        """(``spelled``: what each declared tool's tag, spelled as a literal opener,
+        stands for; ``opener_prefixes``: every proper prefix of a literal opener)"""
         self._ctx = ctx
         self._tokens = grammar.tokens
         self._state = _LINE_START
