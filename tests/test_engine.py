@@ -139,31 +139,6 @@ def test_a_delta_that_only_lengthens_a_held_opener_is_not_read(
     assert reads == [deltas[0], "".join(deltas[1:])]
 
 
-def test_deltas_inside_a_name_are_read_with_the_one_that_may_end_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolparse.engine.core import Engine
-
-    reads: list[str] = []
-    real_run = Engine._run
-
-    def counted_run(self: Engine, text: str, out: list[Event], final: bool) -> None:
-        reads.append(text)
-        real_run(self, text, out, final)
-
-    monkeypatch.setattr(Engine, "_run", counted_run)
-    parser = StreamParser("qwen3-coder", [{"name": "get_weather", "parameters": {"type": "object"}}])
-    assert parser.feed("<tool_call>\n<function=") == []
-    assert parser.feed("get_") == parser.feed("weat") == []
-    start = parser.feed("her>")[0]
-    assert isinstance(start, ToolCallStart) and start.name == "get_weather"
-    assert reads == ["<tool_call>\n<function=", "get_weather>"]
-    # a name that grows past its longest fails where it did, however it was cut
-    long_name = "<tool_call>\n<function=" + "n" * 200 + ">x"
-    events = check_all(
-        "qwen3-coder", long_name, [[long_name[i : i + 4] for i in range(0, len(long_name), 4)]]
-    )
-    assert [e.reason for e in events if isinstance(e, ToolCallError)] == ["malformed_markup"]
-
-
 def test_ids_are_deterministic_with_a_seed_and_unique() -> None:
     text = CALL * 5
     first = [e.id for e in parse_text(text, seed=42).calls]

@@ -102,9 +102,7 @@ class CRegion:
     max_len: int = 128
     strip: bool = False
     declared: bool = False
-    pattern: re.Pattern[str] | None = (
-        None  # (literals) what needs a look outside strings; (names) what ends one
-    )
+    pattern: re.Pattern[str] | None = None  # (literals) what needs a look outside strings
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,18 +292,16 @@ def _region(
         )
     if isinstance(region, Name):
         steps = resolve(region.on)
-        lexicon = Lexicon(steps)
         return CRegion(
             name,
             NAME,
-            lexicon,
+            Lexicon(steps),
             steps,
             otherwise=one(region.otherwise),
             at_end=at_end(region.at_end),
             max_len=region.max_len,
             strip=region.strip,
             declared=region.declared,
-            pattern=_name_stops(lexicon),
         )
     if isinstance(region, (JsonCalls, JsonArgs)):
         then = _target(region.then, index)
@@ -355,20 +351,6 @@ def _region(
         pattern = re.compile("[" + re.escape("\"'()[]{}" + "".join(region.on)) + "]")
         return CRegion(name, LITERAL, Lexicon(()), ends, at_end=at_end(region.at_end), pattern=pattern)
     raise TypeError(f"not a region: {region!r}")
-
-
-_NAME_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
-
-
-def _name_stops(lexicon: Lexicon) -> re.Pattern[str] | None:
-    """A Name region's ``pattern``: any character but the ASCII ones a name is
-    mostly made of and no terminal of the region begins with. A delta free of
-    them only lengthens the name (see ``Machine.quiet_until``). None when a
-    terminal may begin with any character."""
-    if lexicon.firsts is None:
-        return None
-    quiet = "".join(sorted(_NAME_CHARS - lexicon.firsts))
-    return re.compile(f"[^{re.escape(quiet)}]")
 
 
 def _terms(term: TermLike, closer: TermLike | None, openers: tuple[TermLike, ...]) -> tuple[TermLike, ...]:

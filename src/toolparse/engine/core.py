@@ -58,6 +58,7 @@ _new_event = object.__new__
 _set_text = TextDelta.__dict__["text"].__set__
 _RUN: Final = 256  # deltas the fast path takes before it joins them
 _GATHER: Final = 64  # characters gathered at most inside a call before they are read
+_GATHER_QUIET: Final = 4096  # the same where nothing streams (see Machine.quiet_until)
 _WINDOW: Final = 4096  # the least of a large delta a block is given at a time
 
 
@@ -333,13 +334,14 @@ class Engine:
                 if not self._collapse and not self._carry and not self._held:
                     self._fast = machine.fast_path()
                     self._fast_room = self._max_call_chars - self._raw.length
-                quiet = machine.quiet_until if self._fast is None else None
-                if quiet is not None and quiet[1] > len(self._held):  # (nothing can happen before it)
-                    self._gather = quiet[0]
-                    self._gather_room = quiet[1] - len(self._held)
-                elif self._fast is None and machine.in_committed_call:
-                    self._gather = self._call_ends if machine.announced else self._name_ends
-                    self._gather_room = _GATHER
+                if self._fast is None and machine.in_committed_call:
+                    quiet = machine.quiet_until
+                    if quiet is not None:  # (nothing streams before it: gather more)
+                        self._gather = quiet
+                        self._gather_room = _GATHER_QUIET
+                    else:
+                        self._gather = self._call_ends if machine.announced else self._name_ends
+                        self._gather_room = _GATHER
                 elif not self._carry and self._held in self._grammar.markup_prefixes:
                     self._gather_prefix = self._held
             elif self._carry:

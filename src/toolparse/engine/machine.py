@@ -64,12 +64,6 @@ _BETWEEN = 2  # after a call object
 
 _REJECT_STEP: Final = CStep(TO_REJECT)
 _QUOTE_STOPS: Final = {q: re.compile(q) for q in "'\""}
-_LITERAL_QUIET: Final = 4096  # characters gathered at most inside a literal's string
-
-
-def _longest_name(region: CRegion) -> int:
-    """The most characters a Name region reads (whitespace around a stripped name included)."""
-    return region.max_len + (64 if region.strip else 0)
 
 
 class Machine:
@@ -193,23 +187,11 @@ class Machine:
         return call.started or (not self._lenient and self._jstate == _BODY)
 
     @property
-    def quiet_until(self) -> tuple[re.Pattern[str], int] | None:
-        """Where only one of a few characters can change anything: those
-        characters, and how many others the engine may gather before it lets
-        the machine read them (see ``Engine.feed``).
-
-        * Inside a Python literal's string, which is read whole when the call
-          ends (nothing streams from it): its quote, up to 4096 characters.
-        * In a name: a character that may end it (the region's ``pattern``),
-          up to the name's longest (past it, the name fails where it did).
-        """
+    def quiet_until(self) -> re.Pattern[str] | None:
+        """Inside a Python literal's string, which is read whole when the call
+        ends (nothing streams from it): only its quote can change anything."""
         quote = self._lit_quote
-        if quote:
-            return _QUOTE_STOPS[quote[0]], _LITERAL_QUIET
-        region = self._region
-        if region.kind != NAME or region.pattern is None or self.finished or self.failed_at >= 0:
-            return None
-        return region.pattern, _longest_name(region) - sum(map(len, self._name_parts))
+        return _QUOTE_STOPS[quote[0]] if quote else None
 
     def fast_path(self) -> FastPath | None:
         """Inside a string that streams: the engine may append a plain delta
@@ -372,7 +354,7 @@ class Machine:
         parts = self._name_parts
         parts.append(text[i:stop])
         length = sum(map(len, parts)) if len(parts) > 1 else len(parts[0])
-        longest = _longest_name(region)
+        longest = region.max_len + (64 if region.strip else 0)
         if length > longest or bad is not None:
             otherwise = region.otherwise
             assert otherwise is not None
