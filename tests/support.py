@@ -7,7 +7,8 @@ Every grammar goes through the same checks; a new grammar adds cases to
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +19,11 @@ __all__ = [
     "CORPUS",
     "ROOT",
     "SHARED_CORPUS",
+    "Expect",
     "calls_of",
     "check_all",
     "check_reconciliation",
+    "check_source_case",
     "covered_text",
     "errors_of",
     "load_jsonl",
@@ -58,3 +61,35 @@ def reasoning_of(events: Sequence[Event]) -> str:
 def errors_of(events: Sequence[Event]) -> list[str]:
     """The reasons of the errors, in order."""
     return [str(e.reason) for e in events if isinstance(e, ToolCallError)]
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What toolparse gives for a source's case (see :func:`check_source_case`)."""
+
+    text: str = ""
+    calls: list[dict[str, Any]] | None = None
+    """None: the source's own expected calls (names and arguments)."""
+    errors: tuple[str, ...] = ()
+    reasoning: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def check_source_case(
+    grammar: str,
+    case: dict[str, Any],
+    expect: Expect,
+    tools: list[dict[str, Any]] | None,
+    markers: Iterable[str],
+) -> None:
+    """Run a case collected from a source's tests (``raw_text``, ``stream_split``,
+    ``expected_calls``) through every invariant check and compare with ``expect``;
+    none of the grammar's ``markers`` may be left in the text."""
+    splits = [case["stream_split"]] if case["stream_split"] else []
+    events = check_all(grammar, case["raw_text"], splits, tools=tools, **expect.options)
+    source_calls = [{"name": c["name"], "arguments": c["arguments"]} for c in case["expected_calls"]]
+    assert calls_of(events) == (source_calls if expect.calls is None else expect.calls)
+    assert text_of(events) == expect.text
+    assert errors_of(events) == list(expect.errors)
+    assert reasoning_of(events) == expect.reasoning
+    assert not any(marker in text_of(events) for marker in markers)

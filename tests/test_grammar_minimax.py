@@ -24,14 +24,13 @@ does (``reasoning="think"``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support import ROOT, calls_of, check_all, errors_of, reasoning_of, text_of
+from support import ROOT, Expect, calls_of, check_all, check_source_case, errors_of, reasoning_of, text_of
 from toolparse import parse_text
 from toolparse.events import Event
 from toolparse.grammars import get_grammar
@@ -102,18 +101,6 @@ THINK = {"reasoning": "think"}  # <think> between answers (interleaved thinking)
 THINK_OPEN = {"reasoning": "think-open"}  # the prompt opened <think>
 HELLO = "Hello, world!\nWhat's up?"
 LLAMACPP_THOUGHTS = "I'm\nthinking"
-
-
-@dataclass(frozen=True)
-class Expect:
-    """What toolparse gives for a case."""
-
-    text: str = ""
-    calls: list[dict[str, Any]] | None = None
-    """None: the source's own expected calls (names and arguments)."""
-    errors: tuple[str, ...] = ()
-    reasoning: str = ""
-    options: dict[str, Any] = field(default_factory=dict)
 
 
 EXPECT: dict[str, Expect] = {
@@ -250,17 +237,10 @@ def test_no_minimax_m1_case_is_copied() -> None:
 
 @pytest.mark.parametrize("case_id", list(EXPECT))
 def test_source_case(case_id: str) -> None:
-    case, expect = CASES[case_id], EXPECT[case_id]
-    text = case["raw_text"]
-    splits = [case["stream_split"]] if case["stream_split"] else []
-    tools = CASE_TOOLS.get(case_id, TOOLS.get(case["source_repo"]))
-    events = check_all("minimax", text, splits, tools=tools, **expect.options)
-    source_calls = [{"name": c["name"], "arguments": c["arguments"]} for c in case["expected_calls"]]
-    assert calls_of(events) == (source_calls if expect.calls is None else expect.calls)
-    assert text_of(events) == expect.text
-    assert errors_of(events) == list(expect.errors)
-    assert reasoning_of(events) == expect.reasoning
-    assert not any(marker in text_of(events) for marker in MARKERS)
+    case = CASES[case_id]
+    check_source_case(
+        "minimax", case, EXPECT[case_id], CASE_TOOLS.get(case_id, TOOLS.get(case["source_repo"])), MARKERS
+    )
 
 
 # -- written here, from the format's documentation ------------------------------------------

@@ -14,14 +14,13 @@ differs from a source's expectation, the case says so and why.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support import ROOT, calls_of, check_all, errors_of, reasoning_of, text_of
+from support import ROOT, Expect, calls_of, check_all, check_source_case, errors_of, reasoning_of, text_of
 from toolparse import Tool, ToolCall, ToolCallStart
 from toolparse.events import Event
 from toolparse.grammars import get_grammar
@@ -83,18 +82,6 @@ TOOLS: dict[str, list[dict[str, Any]]] = {
     "sgl-project/sglang": SGLANG_TOOLS,
     "ggml-org/llama.cpp": LLAMACPP_TOOLS,
 }
-
-
-@dataclass(frozen=True)
-class Expect:
-    """What toolparse gives for a case."""
-
-    text: str = ""
-    calls: list[dict[str, Any]] | None = None
-    """None: the source's own expected calls (names and arguments)."""
-    errors: tuple[str, ...] = ()
-    reasoning: str = ""
-    options: dict[str, Any] = field(default_factory=dict)
 
 
 EXPECT: dict[str, Expect] = {
@@ -177,17 +164,8 @@ def test_every_fixture_case_has_an_expectation() -> None:
 
 @pytest.mark.parametrize("case_id", list(EXPECT))
 def test_source_case(case_id: str) -> None:
-    case, expect = CASES[case_id], EXPECT[case_id]
-    text = case["raw_text"]
-    splits = [case["stream_split"]] if case["stream_split"] else []
-    tools = TOOLS.get(case["source_repo"])
-    events = check_all("mistral", text, splits, tools=tools, **expect.options)
-    source_calls = [{"name": c["name"], "arguments": c["arguments"]} for c in case["expected_calls"]]
-    assert calls_of(events) == (source_calls if expect.calls is None else expect.calls)
-    assert text_of(events) == expect.text
-    assert errors_of(events) == list(expect.errors)
-    assert reasoning_of(events) == expect.reasoning
-    assert not any(marker in text_of(events) for marker in MARKERS)
+    case = CASES[case_id]
+    check_source_case("mistral", case, EXPECT[case_id], TOOLS.get(case["source_repo"]), MARKERS)
 
 
 # -- beyond the sources ---------------------------------------------------------------------
