@@ -16,6 +16,7 @@ Schema = Mapping[str, Any]
 
 TYPES: Final = ("null", "boolean", "object", "array", "number", "integer", "string")
 _ANY: Final[frozenset[str]] = frozenset(TYPES)
+_SINGLE_TYPES: Final = {kind: frozenset((kind,)) for kind in TYPES}
 _MAX_REF_HOPS = 32
 _MAX_BRANCH_NESTING = 8
 _MAX_LEAVES = 256
@@ -32,7 +33,7 @@ def unwrap(schema: Any, root: Schema | None = None) -> Schema | None:
             return None
         if schema is False:
             return {"not": {}}
-        if not isinstance(schema, Mapping):
+        if type(schema) is not dict and not isinstance(schema, Mapping):  # (dict: no ABC check)
             return None
         if "jsonSchema" in schema and len(schema) <= 2:
             schema = schema["jsonSchema"]
@@ -78,6 +79,9 @@ def types_of(schema: Schema | None) -> frozenset[str]:
         return _ANY
     declared = schema.get("type")
     if isinstance(declared, str):
+        single = _SINGLE_TYPES.get(declared)
+        if single is not None:  # (the usual schema: one standard type)
+            return single
         kinds = {declared}
     elif isinstance(declared, list) and declared:
         kinds = {t for t in declared if isinstance(t, str)}

@@ -113,6 +113,10 @@ class Block:
     regions: tuple[CRegion, ...]
     skip: CRegion
     """After broken markup: everything up to the closer or the next opener."""
+    xml: bool = False
+    """A value region reads XML (a member's collected text is an XML fragment)."""
+    literal: bool = False
+    """A region reads Python literals."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +212,9 @@ def _compile(grammar: Grammar) -> CompiledGrammar:
             if closer is not None:
                 skip_terms[closer] = CStep(TO_END)
             skip = CRegion("skip", SKIP, Lexicon(skip_terms), skip_terms)
-            blocks[closer] = Block(closer, regions, skip)
+            xml = any(r.kind == VALUE and r.xml for r in regions)
+            literal = any(r.kind == LITERAL for r in regions)
+            blocks[closer] = Block(closer, regions, skip, xml, literal)
         return blocks[closer]
 
     def opener(spec: Opener) -> COpener:

@@ -90,6 +90,11 @@ class Hit(NamedTuple):
     name: str
 
 
+_new_tuple: Final = tuple.__new__
+"""``_new_tuple(Hit, (start, end, key, name))`` is ``Hit(start, end, key, name)``
+without the Python frame of a named tuple's ``__new__`` (the lexer's hot path)."""
+
+
 class Lexicon:
     """The terminals of one region."""
 
@@ -175,7 +180,7 @@ class Lexicon:
         while m is not None:
             found = m.group()
             if found in self.literals:
-                return Hit(m.start(), m.end(), found, "")
+                return _new_tuple(Hit, (m.start(), m.end(), found, ""))
             hit = self._tag_hit(m, ctx)
             if hit is not None:
                 return hit
@@ -201,7 +206,7 @@ class Lexicon:
         if self._literals is not None:
             m = self._literals.match(text, pos)
             if m is not None:
-                return Hit(pos, m.end(), m.group(), "")
+                return _new_tuple(Hit, (pos, m.end(), m.group(), ""))
         if self._tags:
             m = _TAG.match(text, pos)
             if m is not None:
@@ -209,7 +214,7 @@ class Lexicon:
         if self._name_end:
             m = _NAME_END.match(text, pos)
             if m is not None and _accepts(PROPERTY_TAG, m.group(1), ctx):
-                return Hit(pos, m.end(), PROPERTY_NAME, m.group(1))
+                return _new_tuple(Hit, (pos, m.end(), PROPERTY_NAME, m.group(1)))
         return None
 
     def partial_start(self, text: str, start: int, ctx: TagContext) -> int:
@@ -250,7 +255,7 @@ class Lexicon:
         closing, name, empty = m.group(1), m.group(2), m.group(3)
         for term in self._by_shape[(closing, empty)]:
             if term in _ANY or _accepts(term, name, ctx):
-                return Hit(m.start(), m.end(), term, name)
+                return _new_tuple(Hit, (m.start(), m.end(), term, name))
         return None
 
     def _tag_may_grow(self, text: str, at: int, ctx: TagContext) -> bool:

@@ -123,8 +123,8 @@ class Machine:
         self._in_array = False
         self._outcomes: list[Outcome] = []
         self._error: Outcome | None = None  # ends the block's outcomes, once it ends
-        self._xml = any(r.kind == VALUE and r.xml for r in self._regions)
-        self._literal = any(r.kind == LITERAL for r in self._regions)
+        self._xml = opener.block.xml
+        self._literal = opener.block.literal
         self._lit_depth = 0  # (a literal being read) brackets open
         self._lit_quote = ""  # (a literal being read) the quote of the string it is in
         self._lit_escape = False  # (a literal being read) a backslash ended the last text
