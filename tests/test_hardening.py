@@ -233,6 +233,32 @@ def test_many_declared_tools_build_and_match_by_set_lookup() -> None:
     assert held.feed("3x") == [TextDelta("<tool_123x")]  # (no tool starts so: text)
 
 
+def test_the_cost_per_delta_does_not_grow_with_the_number_of_properties() -> None:
+    # A closing tag followed by the start of a tag that names no property: each
+    # time, whether it may still grow into one is asked. It used to try every
+    # property (10,000 of them: 14 times slower); it is a binary search now.
+    import time
+
+    def seconds(properties: int) -> float:
+        names = {f"prop_{k:05d}": {"type": "string"} for k in range(properties)}
+        tools = [{"name": "f", "parameters": {"type": "object", "properties": {"a": {}, **names}}}]
+        text = "<function=f>\n<parameter=a>\n" + "x</parameter> <zq" * 1000 + "\n</parameter>\n</function>"
+        deltas = [text[i : i + 4] for i in range(0, len(text), 4)]
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            parser = StreamParser("qwen3-coder", tools)
+            for delta in deltas:
+                parser.feed(delta)
+            events = parser.close()
+            best = min(best, time.perf_counter() - started)
+        assert isinstance(events[-1], ToolCall)
+        return best
+
+    few, many = seconds(10), seconds(10_000)
+    assert many < 3 * few, f"10,000 properties: {many / few:.1f}x the time of 10"
+
+
 # 10
 
 

@@ -128,7 +128,17 @@ class CallContext:
     call_name = None
     property_names = None
 
-    __slots__ = ("_id_factory", "_plans", "_tool_names", "coerce", "max_depth", "next_index", "out", "tools")
+    __slots__ = (
+        "_id_factory",
+        "_plans",
+        "_property_names",
+        "_tool_names",
+        "coerce",
+        "max_depth",
+        "next_index",
+        "out",
+        "tools",
+    )
 
     def __init__(
         self,
@@ -141,6 +151,7 @@ class CallContext:
     ) -> None:
         self.tools: dict[str, Tool] | None = None if tools is None else {tool.name: tool for tool in tools}
         self._tool_names: tuple[str, ...] | None = None
+        self._property_names: dict[str, tuple[str, ...] | None] = {}  # (by tool: see property_names_of)
         self.max_depth = max_depth
         self.coerce = coerce
         self.next_index = 0
@@ -167,6 +178,19 @@ class CallContext:
         if not self.coerce or self.tools is None or name is None or name not in self.tools:
             return None
         return SchemaTyper(self.tools[name].parameters, max_depth=self.max_depth)
+
+    def property_names_of(self, name: str | None) -> tuple[str, ...] | None:
+        """The properties of the schema of tool ``name``, sorted (None: no
+        tool, or a schema that names none). Worked out once per tool."""
+        schema = self.schema_of(name)
+        if schema is None:
+            return None
+        assert name is not None
+        if name not in self._property_names:
+            properties = schema.get("properties")
+            names = tuple(sorted(properties)) if isinstance(properties, dict) and properties else None
+            self._property_names[name] = names
+        return self._property_names[name]
 
     def schema_of(self, name: str | None) -> dict[str, Any] | None:
         tool = self.tools.get(name) if self.tools is not None and name is not None else None

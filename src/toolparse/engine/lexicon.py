@@ -76,8 +76,8 @@ class TagContext(Protocol):
         """The declared tools' names, sorted (None: no tools declared)."""
 
     @property
-    def property_names(self) -> frozenset[str] | None:
-        """The called tool's schema properties (None: any name)."""
+    def property_names(self) -> tuple[str, ...] | None:
+        """The called tool's schema properties, sorted (None: any name)."""
 
 
 class Hit(NamedTuple):
@@ -100,6 +100,7 @@ class Lexicon:
 
     __slots__ = (
         "_by_shape",
+        "_may_grow",
         "_extended",
         "_literals",
         "_name_end",
@@ -137,6 +138,11 @@ class Lexicon:
             )
             for c in (False, True)
             for e in (False, True)
+        }
+        # the terms a tag begun so far may still become: '<name' or '</name' may end in '/>'
+        self._may_grow: dict[tuple[str, str], tuple[Term, ...]] = {
+            (c, e): terms + (self._by_shape[(c, "/")] if not e else ())
+            for (c, e), terms in self._by_shape.items()
         }
         # A terminal found at the very end of the text may be the beginning of a
         # longer one (``<invoke name=`` and ``<invoke name="``): only these can.
@@ -243,9 +249,7 @@ class Lexicon:
             return True
         if self._name_end:
             m = _NAME_SO_FAR.match(text, pos)
-            if m is not None and (
-                not m.group() or _may_become(PROPERTY_TAG, m.group(), complete=False, ctx=ctx)
-            ):
+            if m is not None and (not m.group() or _may_become(PROPERTY_TAG, m.group(), False, ctx)):
                 return True
         return bool(self._tags) and text.startswith("<", pos) and self._tag_may_grow(text, pos, ctx)
 
@@ -263,11 +267,8 @@ class Lexicon:
         if m is None:
             return False
         closing, name, empty = m.group(1), m.group(2), m.group(3)
-        terms = self._by_shape[(closing, empty)]
-        if not empty:  # '<name' or '</name' may still end in '/>'
-            terms = terms + self._by_shape[(closing, "/")]
-        for term in terms:
-            if not name or term in _ANY or _may_become(term, name, complete=bool(empty), ctx=ctx):
+        for term in self._may_grow[(closing, empty)]:
+            if not name or term in _ANY or _may_become(term, name, bool(empty), ctx):
                 return True
         return False
 
@@ -284,31 +285,28 @@ def _accepts(term: Term, name: str, ctx: TagContext) -> bool:
         return name == ctx.call_name
     if term is PROPERTY_TAG:
         properties = ctx.property_names
-        return properties is None or name in properties
+        return properties is None or _has(properties, name, True)
     tools = ctx.tool_names  # TOOL_TAG, TOOL_EMPTY_TAG
-    if tools is None:
-        return False
-    k = bisect.bisect_left(tools, name)
-    return k < len(tools) and tools[k] == name
+    return tools is not None and _has(tools, name, True)
 
 
-def _may_become(term: Term, partial: str, *, complete: bool, ctx: TagContext) -> bool:
+def _may_become(term: Term, partial: str, complete: bool, ctx: TagContext) -> bool:
     """Could a tag name that begins with ``partial`` (or is exactly it, when the
     name is ``complete``) still be accepted by ``term``?"""
-    if term in (ANY_OPEN_TAG, ANY_CLOSE_TAG, ANY_EMPTY_TAG):
+    if term in _ANY:
         return True
     if term is KEY_CLOSE_TAG or term is KEY_OPEN_TAG or term is CALL_CLOSE_TAG:
         target = ctx.key if term is not CALL_CLOSE_TAG else ctx.call_name
         return target is not None and (target == partial if complete else target.startswith(partial))
     if term is PROPERTY_TAG:
         properties = ctx.property_names
-        if properties is None:
-            return True
-        return partial in properties if complete else any(p.startswith(partial) for p in properties)
+        return properties is None or _has(properties, partial, complete)
     tools = ctx.tool_names
-    if tools is None:
-        return False
-    k = bisect.bisect_left(tools, partial)
-    if complete:
-        return k < len(tools) and tools[k] == partial
-    return k < len(tools) and tools[k].startswith(partial)
+    return tools is not None and _has(tools, partial, complete)
+
+
+def _has(names: tuple[str, ...], name: str, complete: bool) -> bool:
+    """``name`` is one of the sorted ``names`` (``complete``), or begins one:
+    a binary search, so the cost does not grow with the schema."""
+    k = bisect.bisect_left(names, name)
+    return k < len(names) and (names[k] == name if complete else names[k].startswith(name))

@@ -226,12 +226,10 @@ class Machine:
         return self._ctx.tool_names
 
     @property
-    def property_names(self) -> frozenset[str] | None:
+    def property_names(self) -> tuple[str, ...] | None:
         if self._properties is False:
-            schema = self._ctx.schema_of(self.call_name)
-            properties = schema.get("properties") if schema is not None else None
-            self._properties = frozenset(properties) if isinstance(properties, dict) and properties else None
-        names: frozenset[str] | None = self._properties
+            self._properties = self._ctx.property_names_of(self.call_name)
+        names: tuple[str, ...] | None = self._properties
         return names
 
     # -- reading -----------------------------------------------------------------------
