@@ -100,9 +100,9 @@ class Lexicon:
 
     __slots__ = (
         "_by_shape",
-        "_may_grow",
         "_extended",
         "_literals",
+        "_may_grow",
         "_name_end",
         "_partial",
         "_search",
