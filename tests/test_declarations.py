@@ -254,6 +254,19 @@ def test_a_declaration_naming_an_unknown_region_is_refused() -> None:
         Lexicon(["ab", "xaby"])
 
 
+def test_a_lexicon_says_which_characters_after_a_lt_may_begin_a_terminal() -> None:
+    from toolparse.engine.declare import ANY_OPEN_TAG, CALL_CLOSE_TAG
+
+    # literals and closing tags: only what follows their "<" ("a <b" is text as it stands)
+    assert Lexicon(["</parameter>", "<tool_call>", CALL_CLOSE_TAG]).after_lt == (True, frozenset("/t"))
+    assert Lexicon(["<|tool|>"]).after_lt == (True, frozenset("|"))
+    # an opening tag may begin with any name character: all but those never in a name
+    listed, never = Lexicon(["</a>", ANY_OPEN_TAG]).after_lt
+    assert not listed and "b" not in never and " " in never and "=" in never
+    # a literal "<" alone: any character may follow it
+    assert Lexicon(["<", "</x>"]).after_lt == (False, frozenset())
+
+
 def test_a_small_new_grammar_is_a_declaration() -> None:
     # a format no grammar reads: [[CALL]]{...}[[/CALL]] (what issue 13's grammars look like)
     grammar = Grammar(

@@ -104,11 +104,12 @@ class Lexicon:
         "_literals",
         "_may_grow",
         "_name_end",
+        "_opening_tags",
         "_partial",
         "_search",
         "_tags",
         "firsts",
-        "free_after_lt",
+        "after_lt",
         "literal_patterns",
         "literals",
         "max_len",
@@ -155,10 +156,16 @@ class Lexicon:
                     raise ValueError(f"terminal {a!r} inside {b!r} would be found before {b!r} is complete")
         self._tags: tuple[Term, ...] = tuple(t for t in _SHAPES if t in tags)
         seconds = {t[1:2] for t in literals if t.startswith("<")}
-        free = "" if "" in seconds else "".join(c for c in _NEVER_IN_TAG_NAMES if c not in seconds)
-        self.free_after_lt = free
-        """Characters that, right after a ``<``, begin none of these terminals
-        (a ``<`` followed by one is plain text: ``x < 4``, ``a <= b``)."""
+        self._opening_tags = any(not _SHAPES[t][0] for t in self._tags)
+        if self._opening_tags or "" in seconds:
+            # an opening tag may begin with any name character (and "<" alone: with anything)
+            never = "" if "" in seconds else "".join(c for c in _NEVER_IN_TAG_NAMES if c not in seconds)
+            self.after_lt: tuple[bool, frozenset[str]] = (False, frozenset(never))
+        else:  # literals and closing tags: only what follows their "<"
+            self.after_lt = (True, frozenset(seconds | ({"/"} if self._tags else set())))
+        """Which characters, right after a ``<``, may begin one of these terminals:
+        ``(True, chars)``: only those; ``(False, chars)``: any but those. (A ``<``
+        followed by no such character is plain text: ``x < 4``, ``a <b``.)"""
         self.max_len = max(
             [*map(len, literals), _TAG_LONGEST if self._tags or self._name_end else 0], default=0
         )
@@ -263,6 +270,8 @@ class Lexicon:
         return None
 
     def _tag_may_grow(self, text: str, at: int, ctx: TagContext) -> bool:
+        if not self._opening_tags and not text.startswith("</", at):
+            return False  # (only closing tags: the shape below has no term)
         m = _TAG_SO_FAR.match(text, at)
         if m is None:
             return False

@@ -173,19 +173,25 @@ class ValueReader:
         held = ""
         lt = text.find("<")
         if lt >= 0:
-            lexicon, ctx, free = self._lexicon, self._ctx, self._lexicon.free_after_lt
+            lexicon, ctx = self._lexicon, self._ctx
+            listed, chars = lexicon.after_lt
             while lt >= 0:
                 after = text[lt + 1 : lt + 2]
                 if after == "!":  # (a CDATA section)
                     return None
-                if not after or (after not in free and lexicon.prefix_at(text, lt, ctx)):
-                    # a terminal may begin here, cut by the text's end: it and what
-                    # follows wait for the next delta (as the reader would wait)
+                if not after:  # (a terminal may begin here, cut by the text's end)
                     held = text[lt:]
                     text = text[:lt]
                     break
-                if after not in free and lexicon.match_at(text, lt, ctx) is not None:
-                    return None  # (a terminal: the reader decides what it means)
+                if (after in chars) is listed:  # a terminal may begin here
+                    if lexicon.prefix_at(text, lt, ctx):
+                        # cut by the text's end: it and what follows wait for the
+                        # next delta (as the reader would wait)
+                        held = text[lt:]
+                        text = text[:lt]
+                        break
+                    if lexicon.match_at(text, lt, ctx) is not None:
+                        return None  # (a terminal: the reader decides what it means)
                 lt = text.find("<", lt + 1)
         if self._xml:
             amp = text.rfind("&")
