@@ -66,12 +66,14 @@ _JSON = 4  # no schema and JSON-looking: parsed when it closes
 _DROP = 5  # read and dropped
 
 
-FastPath = tuple[Pieces, int, str, "re.Pattern[str]", "Callable[[str], tuple[str, str] | None] | None"]
+FastPath = tuple[
+    Pieces, int, str, "re.Pattern[str]", "Callable[[str, re.Match[str]], tuple[str, str] | None] | None"
+]
 """While a string streams: (the call's argument pieces, call index, call id,
 a pattern, and for a parameter's value its reader's ``fast_piece``). In a
 JSON string, a delta the pattern matches whole is taken as it stands; in a
 value, a delta the pattern is found nowhere in is taken JSON-encoded, and any
-other delta as ``fast_piece`` says."""
+other delta as ``fast_piece`` says (given the pattern's first match)."""
 
 
 @dataclass(slots=True)

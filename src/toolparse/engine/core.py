@@ -218,10 +218,11 @@ class Engine:
                 kept = ""
                 piece: str | None
                 if value_piece is not None:
-                    if pattern.search(text) is None:  # (no markup, entity or blank last line)
+                    breaker = pattern.search(text)
+                    if breaker is None:  # (no markup, entity or blank last line)
                         piece = _encode_json(text)[1:-1]
                     else:
-                        found = value_piece(text)
+                        found = value_piece(text, breaker)
                         piece, kept = found if found is not None else (None, "")
                 elif pattern.fullmatch(text) is not None:
                     piece = text

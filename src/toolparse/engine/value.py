@@ -160,16 +160,24 @@ class ValueReader:
         entity in XML."""
         return self._breakers
 
-    def fast_piece(self, text: str) -> tuple[str, str] | None:
+    def fast_piece(self, text: str, breaker: re.Match[str]) -> tuple[str, str] | None:
         """For text read while :attr:`plain`: when the reader would pass it on
         as it is (though JSON escapes some of it), its JSON encoding up to the
         last newline followed by nothing but whitespace (or up to a ``<`` that
         may begin a terminal the text's end cuts short), and the rest, which
         must wait (the last newline before the closing tag is dropped, a line's
         start decides what some terminals mean, and a terminal is read whole).
-        None when the reader must read the text itself."""
+        None when the reader must read the text itself. ``breaker`` is the
+        first match of :attr:`breakers` in ``text``."""
         if self._wrapped or self._pending is not None:
             return None
+        if breaker.group()[0] == "\n":
+            # the first breaker is a blank last line: nothing else is in the text (the
+            # usual newline of code): all but that line, and that line waits
+            last = breaker.start()
+            if len(text) - last > _MAX_KEPT:
+                return None
+            return _encode(text[:last])[1:-1], text[last:]
         held = ""
         lt = text.find("<")
         if lt >= 0:
