@@ -51,7 +51,8 @@ def member_schema(schema: Mapping[str, Any], key: str, path: str, issues: list[I
     forbidden; otherwise untouched (kept as the model wrote it). A pattern that
     could not be applied is reported in ``issues``."""
     properties = schema.get("properties")
-    if isinstance(properties, Mapping) and key in properties:
+    # (a dict is told without the ABC check, which costs more than the lookup)
+    if (type(properties) is dict or isinstance(properties, Mapping)) and key in properties:
         return properties[key]
     patterns = schema.get("patternProperties")
     found = None
