@@ -70,7 +70,7 @@ TOOLS: list[dict[str, Any]] = [
         },
     },
 ]
-REFERENCE_FLOOR_US = 0.12  # the floor on the project's reference machine (DEVELOPERS.md)
+REFERENCE_FLOOR_US = 0.12  # the floor on the project's reference machine (as measured for issue 14)
 # The targets: at most this many times the floor, in 4-character deltas.
 TARGET_X_FLOOR = {
     "long argument 100 KB": 10.0,
