@@ -70,7 +70,7 @@ TOOLS: list[dict[str, Any]] = [
         },
     },
 ]
-REFERENCE_FLOOR_US = 0.12  # the floor on the project's reference machine (as measured for issue 14)
+REFERENCE_FLOOR_US = 0.12  # a reference floor (µs per delta): a ratio times it is comparable across machines
 # The targets: at most this many times the floor, in 4-character deltas.
 TARGET_X_FLOOR = {
     "long argument 100 KB": 10.0,
