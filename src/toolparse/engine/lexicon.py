@@ -157,15 +157,16 @@ class Lexicon:
         self._tags: tuple[Term, ...] = tuple(t for t in _SHAPES if t in tags)
         seconds = {t[1:2] for t in literals if t.startswith("<")}
         self._opening_tags = any(not _SHAPES[t][0] for t in self._tags)
+        # after_lt: which characters, right after a "<", may begin one of these
+        # terminals: (True, chars): only those; (False, chars): any but those. (A
+        # "<" followed by no such character is plain text: "x < 4", "a <b".)
+        self.after_lt: tuple[bool, frozenset[str]]
         if self._opening_tags or "" in seconds:
             # an opening tag may begin with any name character (and "<" alone: with anything)
             never = "" if "" in seconds else "".join(c for c in _NEVER_IN_TAG_NAMES if c not in seconds)
-            self.after_lt: tuple[bool, frozenset[str]] = (False, frozenset(never))
+            self.after_lt = (False, frozenset(never))
         else:  # literals and closing tags: only what follows their "<"
             self.after_lt = (True, frozenset(seconds | ({"/"} if self._tags else set())))
-        """Which characters, right after a ``<``, may begin one of these terminals:
-        ``(True, chars)``: only those; ``(False, chars)``: any but those. (A ``<``
-        followed by no such character is plain text: ``x < 4``, ``a <b``.)"""
         self.max_len = max(
             [*map(len, literals), _TAG_LONGEST if self._tags or self._name_end else 0], default=0
         )
