@@ -344,3 +344,16 @@ def test_events_built_on_the_hot_paths_are_the_frozen_events_themselves() -> Non
         for field in dataclasses.fields(fast):
             with pytest.raises(dataclasses.FrozenInstanceError):
                 setattr(fast, field.name, "changed")
+
+
+def test_plain_text_needs_no_regex_when_its_stops_repeat_a_character() -> None:
+    # gpt-oss: "<" begins both its openers and its reasoning markers; two
+    # characters are tested with `in` on the text's hot path, only more need a regex
+    from toolparse.engine.text import stop_check
+
+    assert stop_check("<\n<") == (("<", "\n"), None)
+    assert stop_check("<\n[")[0] == ("<", "\n") and stop_check("<\n[")[1] is not None
+    parser = StreamParser("gpt-oss")
+    parser.feed("Hello there, ")
+    assert parser.feed("more text ") == [TextDelta("more text ")]
+    assert parser._text_more is None  # (the engine's own state: no regex per delta)

@@ -55,6 +55,7 @@ needs a look."""
 
 @functools.lru_cache(maxsize=64)
 def stop_check(stops: str) -> StopCheck:
+    stops = "".join(dict.fromkeys(stops))  # (each once: two characters need no regex)
     more = re.compile("[" + re.escape(stops[2:]) + "]") if len(stops) > 2 else None
     return (stops[0], stops[1 % len(stops)]), more
 
