@@ -163,6 +163,17 @@ def test_misuse_is_loud() -> None:
         StreamParser("hermez")
     with pytest.raises(TypeError, match="takes str"):
         StreamParser("hermes").feed(b"bytes")  # type: ignore[arg-type]
+    gathering = StreamParser("hermes")  # (inside a call, deltas are gathered: the same message)
+    gathering.feed('<tool_call>{"name": "f", "arguments": {"a": ')
+    gathering.feed("1")
+    assert gathering._gather is not None
+    with pytest.raises(TypeError, match="takes str"):
+        gathering.feed(b"bytes")  # type: ignore[arg-type]
+    holding = StreamParser("hermes")  # (text held as an opener's beginning: the same)
+    holding.feed("hi <tool")
+    assert holding._gather_prefix is not None
+    with pytest.raises(TypeError, match="takes str"):
+        holding.feed(b"bytes")  # type: ignore[arg-type]
     with pytest.raises(InvalidOptionError, match="max_call_chars"):
         StreamParser("hermes", max_call_chars=0)
     with pytest.raises(TypeError):

@@ -258,7 +258,7 @@ class Engine:
             # the same, at most _GATHER characters later; a small call costs a
             # few machine steps instead of one per delta.
             if not isinstance(delta, str):
-                raise TypeError(f"feed() takes str, not {type(delta).__name__}")
+                raise _not_text(delta)
             if len(delta) <= self._gather_room and gather.search(delta) is None:
                 self._gathered.append(delta)
                 self._gather_room -= len(delta)
@@ -270,7 +270,7 @@ class Engine:
             # terminal still, and not yet whole) changes nothing a reader could
             # decide, and is gathered (read with the delta that decides)
             if not isinstance(delta, str):
-                raise TypeError(f"feed() takes str, not {type(delta).__name__}")
+                raise _not_text(delta)
             prefix += delta
             grammar = self._grammar
             if prefix in (
@@ -307,7 +307,7 @@ class Engine:
         if self._closed:
             raise StreamClosedError("feed() called after close(): this parser is finished")
         if not isinstance(delta, str):
-            raise TypeError(f"feed() takes str, not {type(delta).__name__}")
+            raise _not_text(delta)
         if self._carry:
             delta = self._carry + delta
             self._carry = ""
@@ -657,6 +657,11 @@ def _gather_stops(call_ends: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     start), and inside one not yet announced (also any quote: its name may end)."""
     chars = "[" + re.escape(call_ends)
     return re.compile(chars + r']|[:\[]\s*"'), re.compile(chars + '"]')
+
+
+def _not_text(delta: object) -> TypeError:
+    """The caller's mistake of feeding something that is not a ``str``."""
+    return TypeError(f"feed() takes str, not {type(delta).__name__}")
 
 
 def _collapsed(events: list[Event]) -> list[Event]:
