@@ -139,6 +139,38 @@ def test_a_delta_that_only_lengthens_a_held_opener_is_not_read(
     assert reads == [deltas[0], "".join(deltas[1:])]
 
 
+def test_a_delta_that_only_lengthens_a_name_is_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    # (nothing can come of a name before it ends: the engine gathers it)
+    from toolparse.engine.core import Engine
+
+    reads: list[str] = []
+    real_run = Engine._run
+
+    def counted_run(self: Engine, text: str, out: list[Event], final: bool) -> None:
+        reads.append(text)
+        real_run(self, text, out, final)
+
+    monkeypatch.setattr(Engine, "_run", counted_run)
+    parser = StreamParser("qwen3-coder", [{"name": "get_weather", "parameters": {"type": "object"}}])
+    assert parser.feed("<tool_call>\n<function=get") == []
+    reads.clear()
+    for piece in ["_we", "ath", "er"]:
+        assert parser.feed(piece) == []
+    start = parser.feed(">\n")[0]
+    assert isinstance(start, ToolCallStart) and start.name == "get_weather"
+    assert reads == ["_weather>\n"]
+
+
+def test_a_name_too_long_is_text_with_the_delta_that_passes_its_limit() -> None:
+    # (gathering a name stops where it could pass the limit: the events come as
+    # they would if every delta were read)
+    parser = StreamParser("qwen3-coder")
+    assert parser.feed("<function=" + "a" * 10) == []
+    events = [parser.feed("a" * 7) for _ in range(17)]  # (the limit, 128 characters, falls in the 17th)
+    assert events[:16] == [[]] * 16
+    assert "".join(e.text for e in events[16] if isinstance(e, TextDelta)) == "<function=" + "a" * 129
+
+
 def test_ids_are_deterministic_with_a_seed_and_unique() -> None:
     text = CALL * 5
     first = [e.id for e in parse_text(text, seed=42).calls]

@@ -62,6 +62,12 @@ TO_STAY: Final = -4
 TO_FAIL: Final = -5
 _TARGETS: Final = {END: TO_END, BEFORE: TO_BEFORE, REJECT: TO_REJECT, STAY: TO_STAY}
 
+_NOT_IN_NAMES: Final = "<>\"'=&/\\"
+NOT_NAME: Final = re.compile(rf"[\s{re.escape(_NOT_IN_NAMES)}]")
+"""A character no name holds."""
+NOT_NAME_STRIPPED: Final = re.compile(f"[{re.escape(_NOT_IN_NAMES)}]")
+"""A character no name holds, in a region whose name is stripped of spaces."""
+
 
 @dataclass(frozen=True, slots=True)
 class CStep:
@@ -102,7 +108,19 @@ class CRegion:
     max_len: int = 128
     strip: bool = False
     declared: bool = False
-    pattern: re.Pattern[str] | None = None  # (literals) what needs a look outside strings
+    # (literals) what needs a look outside strings; (names) what may end the name or
+    # make it bad (None: anything may, as a property name's end may begin anywhere)
+    pattern: re.Pattern[str] | None = None
+
+
+def _name_breakers(lexicon: Lexicon, strip: bool) -> re.Pattern[str] | None:
+    """The characters that may end a name region's name (a terminal's first
+    character) or make it bad; text with none of them only lengthens the name."""
+    if lexicon.firsts is None:
+        return None
+    firsts = re.escape("".join(sorted(lexicon.firsts)))
+    spaces = "" if strip else r"\s"
+    return re.compile(f"[{firsts}{re.escape(_NOT_IN_NAMES)}{spaces}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,16 +316,18 @@ def _region(
         )
     if isinstance(region, Name):
         steps = resolve(region.on)
+        lexicon = Lexicon(steps)
         return CRegion(
             name,
             NAME,
-            Lexicon(steps),
+            lexicon,
             steps,
             otherwise=one(region.otherwise),
             at_end=at_end(region.at_end),
             max_len=region.max_len,
             strip=region.strip,
             declared=region.declared,
+            pattern=_name_breakers(lexicon, region.strip),
         )
     if isinstance(region, (JsonCalls, JsonArgs)):
         then = _target(region.then, index)

@@ -256,7 +256,8 @@ class Engine:
             # (none of the grammar's call_ends) is only gathered, up to _GATHER
             # characters: the machine then reads them in one go. The events are
             # the same, at most _GATHER characters later; a small call costs a
-            # few machine steps instead of one per delta.
+            # few machine steps instead of one per delta. So is a name being read
+            # before any call is announced (see Machine.name_room), up to its limit.
             if not isinstance(delta, str):
                 raise _not_text(delta)
             if len(delta) <= self._gather_room and gather.search(delta) is None:
@@ -345,6 +346,8 @@ class Engine:
                         self._gather_room = _GATHER
                 elif not self._carry and self._held in self._grammar.markup_prefixes:
                     self._gather_prefix = self._held
+                elif not self._carry and not self._held and (name := machine.name_room) is not None:
+                    self._gather, self._gather_room = name  # (a name: nothing comes of it yet)
             elif self._carry:
                 pass
             elif self._held:

@@ -35,6 +35,8 @@ from toolparse.engine.compile import (
     JSON_CALLS,
     LITERAL,
     NAME,
+    NOT_NAME,
+    NOT_NAME_STRIPPED,
     TO_BEFORE,
     TO_END,
     TO_FAIL,
@@ -53,8 +55,6 @@ from toolparse.readers.pyliteral import parse_literal
 from toolparse.readers.xml_tree import fragment_value
 
 _NOT_SPACE: Final = re.compile(r"[^ \t\r\n]")
-_NOT_NAME: Final = re.compile(r"[\s<>\"'=&/\\]")
-_NOT_NAME_STRIPPED: Final = re.compile(r"[<>\"'=&/\\]")
 _WS: Final = frozenset(" \t\r\n")
 
 # JSON calls reader states
@@ -210,6 +210,20 @@ class Machine:
             return call.fast_path()
         return None
 
+    @property
+    def name_room(self) -> tuple[re.Pattern[str], int] | None:
+        """Reading a name, before any call of the block is announced: text with
+        none of these characters only lengthens it, and nothing can come of it
+        while it stays within this many more characters (the engine gathers it)."""
+        region = self._region
+        stops = region.pattern
+        if region.kind != NAME or stops is None or self.finished or self.failed_at >= 0:
+            return None
+        parts = self._name_parts
+        longest = region.max_len + (64 if region.strip else 0)
+        room = longest - (sum(map(len, parts)) if len(parts) > 1 else len(parts[0]) if parts else 0)
+        return (stops, room) if room > 0 else None
+
     # -- the TagContext of the lexicons ------------------------------------------------
 
     @property
@@ -347,7 +361,7 @@ class Machine:
         hit = lexicon.find(text, i, self)
         n = len(text)
         limit = hit.start if hit is not None else n if final else lexicon.partial_start(text, i, self)
-        bad = (_NOT_NAME_STRIPPED if region.strip else _NOT_NAME).search(text, i, limit)
+        bad = (NOT_NAME_STRIPPED if region.strip else NOT_NAME).search(text, i, limit)
         stop = limit if bad is None else bad.start()
         parts = self._name_parts
         parts.append(text[i:stop])
@@ -369,7 +383,7 @@ class Machine:
         parts.clear()
         if region.strip:
             name = name.strip()
-            if _NOT_NAME.search(name):
+            if NOT_NAME.search(name):
                 name = ""
         if not name or len(name) > region.max_len or (region.declared and not self._declared(name)):
             otherwise = region.otherwise
