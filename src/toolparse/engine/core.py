@@ -658,8 +658,12 @@ def _gather_stops(call_ends: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """What ends gathering inside an announced call (one of ``call_ends``, or a
     string value that begins after ":" or "[", so that it streams from its
     start), and inside one not yet announced (also any quote: its name may end)."""
-    chars = "[" + re.escape(call_ends)
-    return re.compile(chars + r']|[:\[]\s*"'), re.compile(chars + '"]')
+    chars = re.escape(call_ends)
+    # (one character class first, then what the character needs: a delta with
+    # none of them, the usual one, is told in a single pass, twice as fast as
+    # an alternation of two classes)
+    announced = re.compile(rf'[{chars}:\[](?:(?<=[{chars}])|\s*")')
+    return announced, re.compile(f'[{chars}"]')
 
 
 def _not_text(delta: object) -> TypeError:
