@@ -107,6 +107,29 @@ def test_a_string_value_streams_from_its_first_characters() -> None:
     assert isinstance(delta, ToolCallDelta) and delta.arguments_delta.endswith('"text":"once')
 
 
+@pytest.mark.parametrize(
+    ("grammar", "head"),
+    [
+        ("qwen3-coder", "<tool_call>\n<function=f>\n<parameter=text>\n"),
+        ("qwen3-coder", "<tool_call>\n<function=f>\n<parameter=text>"),
+        ("xml", "<f>\n<text>"),
+        ("glm", "<tool_call>f\n<arg_key>text</arg_key>\n<arg_value>"),
+        ("minimax", '<minimax:tool_call>\n<invoke name="f">\n<parameter name="text">'),
+    ],
+)
+def test_a_tag_value_streams_from_its_first_characters(grammar: str, head: str) -> None:
+    # (the delta after the tag is read, not gathered: it brings the string's first characters)
+    parser = StreamParser(
+        grammar, [{"name": "f", "parameters": {"properties": {"text": {"type": "string"}}}}]
+    )
+    before = parser.feed(head)
+    assert isinstance(before[0], ToolCallStart)
+    (delta,) = parser.feed("once")
+    assert isinstance(delta, ToolCallDelta)
+    streamed = "".join(e.arguments_delta for e in [*before, delta] if isinstance(e, ToolCallDelta))
+    assert streamed == '{"text":"once'
+
+
 def test_held_opener_text_that_stops_being_one_is_text_at_once() -> None:
     parser = StreamParser("hermes")
     assert parser.feed("Hi <too") == [TextDelta("Hi ")]

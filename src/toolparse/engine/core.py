@@ -96,6 +96,7 @@ class Engine:
         "_reason_stops",
         "_refeed_until",
         "_scanner",
+        "_string_starts",
         "_text_more",
         "_text_stops",
         "_unknown_on_error",
@@ -149,6 +150,7 @@ class Engine:
         self._refeed_until = 0  # stream position up to which input is being read again
         self._cut_checked = False
         self._reason_stops: tuple[str, str] | None = None  # set while plain reasoning needs no scan
+        self._string_starts = False  # the next delta brings a string value's first characters
         if grammar.start is not None and not answer_later:  # the whole output is one block
             self._machine = Machine(grammar.start, ctx, "")
             self._answered = True
@@ -319,6 +321,11 @@ class Engine:
                 self._carry = delta[-1]
                 delta = delta[:-1]
         out: list[Event] = []
+        # (after a string's first characters are read, the deltas that follow are
+        # gathered like any others: a short value then costs one more read, not a
+        # fast path to arm and leave; the next read arms it for a long one)
+        first_characters = self._string_starts
+        self._string_starts = False
         if delta:
             try:
                 self._run(delta, out, False)
@@ -333,7 +340,7 @@ class Engine:
             machine = self._machine
             if machine is not None:
                 # (with collapse the fast path is off: it emits deltas itself)
-                if not self._collapse and not self._carry and not self._held:
+                if not self._collapse and not self._carry and not self._held and not first_characters:
                     self._fast = machine.fast_path()
                     self._fast_room = self._max_call_chars - self._raw.length
                 if self._fast is None and machine.in_committed_call:
@@ -341,6 +348,8 @@ class Engine:
                     if quiet is not None:  # (nothing streams before it: gather more)
                         self._gather = quiet
                         self._gather_room = _GATHER_QUIET
+                    elif machine.string_starts:  # (its first characters: read with their delta)
+                        self._string_starts = True
                     else:
                         self._gather = self._call_ends if machine.announced else self._name_ends
                         self._gather_room = _GATHER

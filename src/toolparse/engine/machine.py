@@ -193,6 +193,13 @@ class Machine:
         quote = self._lit_quote
         return _QUOTE_STOPS[quote[0]] if quote else None
 
+    @property
+    def string_starts(self) -> bool:
+        """A string value has begun and none of its text is read yet: the engine
+        reads the next delta (a string streams from its first characters)."""
+        value = self._value
+        return value is not None and self._streams and self._region.kind == VALUE and value.fresh
+
     def fast_path(self) -> FastPath | None:
         """Inside a string that streams: the engine may append a plain delta
         itself (see :meth:`toolparse.engine.stream.Engine.feed`)."""

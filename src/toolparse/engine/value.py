@@ -147,6 +147,11 @@ class ValueReader:
         return self._state == _TEXT and not self._newline and not self._line_start
 
     @property
+    def fresh(self) -> bool:
+        """Nothing of the value is read yet (but a dropped newline after its tag)."""
+        return self._state == _START
+
+    @property
     def nested(self) -> bool:
         """Markup opened inside the value (``nest``) is still open."""
         depth = self._depth
