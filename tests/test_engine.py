@@ -24,6 +24,22 @@ from toolparse import (
 CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
 
 
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The text of every read the engine's machine path makes (``Engine._run``), in order."""
+    from toolparse.engine.core import Engine
+
+    texts: list[str] = []
+    real_run = Engine._run
+
+    def counted_run(self: Engine, text: str, out: list[Event], final: bool) -> None:
+        texts.append(text)
+        real_run(self, text, out, final)
+
+    monkeypatch.setattr(Engine, "_run", counted_run)
+    return texts
+
+
 def test_text_streams_at_once_holding_only_a_possible_marker() -> None:
     parser = StreamParser("hermes")
     assert parser.feed("Hello <") == [TextDelta("Hello ")]
@@ -142,19 +158,9 @@ def test_held_opener_text_that_stops_being_one_is_text_at_once() -> None:
     [("hermes", ["Hi <too", "l_ca", "ll>"]), ("xml", ["Hi <get", "_wea", "ther>"])],
 )
 def test_a_delta_that_only_lengthens_a_held_opener_is_not_read(
-    grammar: str, deltas: list[str], monkeypatch: pytest.MonkeyPatch
+    grammar: str, deltas: list[str], reads: list[str]
 ) -> None:
     # (a declared tool's tag, spelled out, counts as a literal opener)
-    from toolparse.engine.core import Engine
-
-    reads: list[str] = []
-    real_run = Engine._run
-
-    def counted_run(self: Engine, text: str, out: list[Event], final: bool) -> None:
-        reads.append(text)
-        real_run(self, text, out, final)
-
-    monkeypatch.setattr(Engine, "_run", counted_run)
     parser = StreamParser(grammar, [{"name": "get_weather", "parameters": {"type": "object"}}])
     assert parser.feed(deltas[0]) == [TextDelta("Hi ")]
     assert parser.feed(deltas[1]) == []
@@ -162,18 +168,8 @@ def test_a_delta_that_only_lengthens_a_held_opener_is_not_read(
     assert reads == [deltas[0], "".join(deltas[1:])]
 
 
-def test_a_delta_that_only_lengthens_a_name_is_not_read(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_delta_that_only_lengthens_a_name_is_not_read(reads: list[str]) -> None:
     # (nothing can come of a name before it ends: the engine gathers it)
-    from toolparse.engine.core import Engine
-
-    reads: list[str] = []
-    real_run = Engine._run
-
-    def counted_run(self: Engine, text: str, out: list[Event], final: bool) -> None:
-        reads.append(text)
-        real_run(self, text, out, final)
-
-    monkeypatch.setattr(Engine, "_run", counted_run)
     parser = StreamParser("qwen3-coder", [{"name": "get_weather", "parameters": {"type": "object"}}])
     assert parser.feed("<tool_call>\n<function=get") == []
     reads.clear()

@@ -66,6 +66,15 @@ _REJECT_STEP: Final = CStep(TO_REJECT)
 _QUOTE_STOPS: Final = {q: re.compile(q) for q in "'\""}
 
 
+def _longest_name(region: CRegion) -> int:
+    """How long a name region's text may grow (a stripped name may carry spaces)."""
+    return region.max_len + (64 if region.strip else 0)
+
+
+def _length(parts: list[str]) -> int:
+    return len(parts[0]) if len(parts) == 1 else sum(map(len, parts))
+
+
 class Machine:
     """Reads one block; see the module docstring."""
 
@@ -226,9 +235,7 @@ class Machine:
         stops = region.pattern
         if region.kind != NAME or stops is None or self.finished or self.failed_at >= 0:
             return None
-        parts = self._name_parts
-        longest = region.max_len + (64 if region.strip else 0)
-        room = longest - (sum(map(len, parts)) if len(parts) > 1 else len(parts[0]) if parts else 0)
+        room = _longest_name(region) - _length(self._name_parts)
         return (stops, room) if room > 0 else None
 
     # -- the TagContext of the lexicons ------------------------------------------------
@@ -372,8 +379,8 @@ class Machine:
         stop = limit if bad is None else bad.start()
         parts = self._name_parts
         parts.append(text[i:stop])
-        length = sum(map(len, parts)) if len(parts) > 1 else len(parts[0])
-        longest = region.max_len + (64 if region.strip else 0)
+        length = _length(parts)
+        longest = _longest_name(region)
         if length > longest or bad is not None:
             otherwise = region.otherwise
             assert otherwise is not None
