@@ -146,6 +146,78 @@ def test_a_tag_value_streams_from_its_first_characters(grammar: str, head: str) 
     assert streamed == '{"text":"once'
 
 
+# a string member, then an integer one: the closing tag of the first is
+# completed by the last three characters of value_end
+_VALUE_ENDS = [
+    (
+        "qwen3-coder",
+        "<tool_call>\n<function=f>\n<parameter=text>\n",
+        "ris\n</parameter>",
+        "\n<parameter=n",
+        ">\n3\n",
+    ),
+    ("xml", "<f>\n<text>", "ris</text>", "\n<n", ">3</n>"),
+    ("glm", "<tool_call>f\n<arg_key>text</arg_key>\n<arg_value>", "ris</arg_value>", "\n<arg_key", ">n"),
+    (
+        "minimax",
+        '<minimax:tool_call>\n<invoke name="f">\n<parameter name="text">',
+        "ris</parameter>",
+        "\n<parameter name",
+        '="n">3',
+    ),
+]
+
+_TWO_MEMBERS = [
+    {"name": "f", "parameters": {"properties": {"text": {"type": "string"}, "n": {"type": "integer"}}}}
+]
+
+
+@pytest.mark.parametrize(("grammar", "head", "value_end", "next_member", "rest"), _VALUE_ENDS)
+def test_the_delta_that_completes_a_values_closing_tag_is_gathered(
+    grammar: str, head: str, value_end: str, next_member: str, rest: str, reads: list[str]
+) -> None:
+    # (it neither ends the call nor begins a string: read with the next delta
+    # that may, and the events are those of reading every delta)
+    parser = StreamParser(grammar, _TWO_MEMBERS)
+    parser.feed(head)
+    parser.feed("Pa")  # (read: a string's first characters)
+    reads.clear()
+    gathered = [value_end[:-3], value_end[-3:], next_member]  # (the tag's '>' in a delta of its own)
+    assert [parser.feed(piece) for piece in gathered] == [[], [], []]
+    events = parser.feed(rest)
+    assert reads == ["".join(gathered) + rest]
+    streamed = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    assert streamed == ("ris" if grammar == "glm" else 'ris","n":')  # (glm: the key is not complete yet)
+
+
+@pytest.mark.parametrize("first", ["Pa", "<f>\n<text>Pa"])
+def test_a_value_left_open_by_the_calls_closing_tag_ends_the_call_at_once(first: str) -> None:
+    # (that tag ends the call: the delta that completes it is read, not gathered)
+    parser = StreamParser("xml", _TWO_MEMBERS)
+    if first == "Pa":
+        parser.feed("<f>\n<text>")
+    parser.feed(first)
+    parser.feed("ris</")
+    assert any(isinstance(e, ToolCall) for e in parser.feed("f>"))
+
+
+@pytest.mark.parametrize(("grammar", "head", "value_end", "next_member", "rest"), _VALUE_ENDS)
+def test_a_streaming_value_ends_with_no_read_of_its_closing_tag(
+    grammar: str, head: str, value_end: str, next_member: str, rest: str, reads: list[str]
+) -> None:
+    # (the string's first characters come with its tag: its next deltas take the
+    # fast path, which hands the closing tag over to gathering)
+    parser = StreamParser(grammar, _TWO_MEMBERS)
+    parser.feed(head + "Pa")
+    reads.clear()
+    events = parser.feed(value_end[:-3])  # (the string's last characters stream)
+    assert [parser.feed(piece) for piece in (value_end[-3:], next_member)] == [[], []]
+    events += parser.feed(rest)
+    assert len(reads) == 1 and reads[0].endswith(value_end[-3:] + next_member + rest)
+    streamed = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
+    assert streamed == ("ris" if grammar == "glm" else 'ris","n":')
+
+
 def test_held_opener_text_that_stops_being_one_is_text_at_once() -> None:
     parser = StreamParser("hermes")
     assert parser.feed("Hi <too") == [TextDelta("Hi ")]

@@ -20,6 +20,7 @@ from toolparse.engine.declare import (
     CLOSER,
     END,
     END_OF_STREAM,
+    KEY_CLOSE_TAG,
     OPENER,
     REJECT,
     SOLE_STRING,
@@ -111,6 +112,10 @@ class CRegion:
     # (literals) what needs a look outside strings; (names) what may end the name or
     # make it bad (None: anything may, as a property name's end may begin anywhere)
     pattern: re.Pattern[str] | None = None
+    # (values) the closing tags that end the value but not the call, and whether the
+    # key's own closing tag does (see Machine.value_closers)
+    closers: tuple[str, ...] = ()
+    closed_by_key: bool = False
 
 
 def _name_breakers(lexicon: Lexicon, strip: bool) -> re.Pattern[str] | None:
@@ -368,6 +373,12 @@ def _region(
             nest_at_line_start=region.nest_at_line_start,
             keep_newlines=region.keep_newlines,
             balanced=region.balanced,
+            closers=tuple(
+                t
+                for t, step in steps.items()
+                if isinstance(t, str) and t.startswith("</") and t.endswith(">") and not step.end_call
+            ),
+            closed_by_key=KEY_CLOSE_TAG in steps and not steps[KEY_CLOSE_TAG].end_call,
         )
     if isinstance(region, Literal):
         for term in region.on:

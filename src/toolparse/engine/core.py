@@ -73,6 +73,7 @@ class Engine:
         "_call_ends",
         "_carry",
         "_closed",
+        "_closers",
         "_collapse",
         "_ctx",
         "_cut_checked",
@@ -134,6 +135,7 @@ class Engine:
         # set inside a committed call (Machine.in_committed_call): deltas that cannot end it are gathered
         self._gather: re.Pattern[str] | None = None
         self._gathered: list[str] = []
+        self._closers: tuple[str, ...] | None = None  # (gathering in a value) see Machine.value_closers
         self._gather_room = 0
         # set while the held text is a proper prefix of a literal terminal (an
         # opener's in the text, any in a block): so is this, with the deltas gathered since
@@ -253,20 +255,26 @@ class Engine:
                     call_delta.__class__ = ToolCallDelta
                     return [call_delta]
             self._leave_fast_path()
+            if value and isinstance(delta, str) and self._gathers_value_end(delta):
+                return []
         elif (gather := self._gather) is not None:
             # Inside a committed call (see Machine.in_committed_call), a delta that cannot end it
             # (none of the grammar's call_ends) is only gathered, up to _GATHER
             # characters: the machine then reads them in one go. The events are
             # the same, at most _GATHER characters later; a small call costs a
             # few machine steps instead of one per delta. So is a name being read
-            # before any call is announced (see Machine.name_room), up to its limit.
+            # before any call is announced (see Machine.name_room), up to its limit,
+            # and a delta that only completes a value's closing tag.
             if not isinstance(delta, str):
                 raise _not_text(delta)
-            if len(delta) <= self._gather_room and gather.search(delta) is None:
+            if len(delta) <= self._gather_room and (
+                gather.search(delta) is None or (self._closers is not None and self._only_closes_value(delta))
+            ):
                 self._gathered.append(delta)
                 self._gather_room -= len(delta)
                 return []
             self._gather = None
+            self._closers = None
             delta = self._take_gathered(delta)
         elif (prefix := self._gather_prefix) is not None:
             # held text that may be a terminal: a delta that only lengthens it (a
@@ -350,8 +358,12 @@ class Engine:
                         self._gather_room = _GATHER_QUIET
                     elif machine.string_starts:  # (its first characters: read with their delta)
                         self._string_starts = True
+                    elif machine.announced:
+                        self._gather = self._call_ends
+                        self._gather_room = _GATHER
+                        self._closers = machine.value_closers
                     else:
-                        self._gather = self._call_ends if machine.announced else self._name_ends
+                        self._gather = self._name_ends
                         self._gather_room = _GATHER
                 elif not self._carry and self._held in self._grammar.markup_prefixes:
                     self._gather_prefix = self._held
@@ -376,6 +388,7 @@ class Engine:
             raise StreamClosedError("close() called twice: this parser is already closed")
         out: list[Event] = []
         self._gather = None
+        self._closers = None
         self._gather_prefix = None
         if self._gathered:  # (deltas gathered: read first)
             out = self.feed(self._take_gathered(""))
@@ -388,6 +401,31 @@ class Engine:
         self._guarded(self._carry, out, final=True)
         self._carry = ""
         return _collapsed(out) if self._collapse else out
+
+    def _only_closes_value(self, delta: str) -> bool:
+        """Gathering inside a value: ``delta`` only completes one of its closing
+        tags (see :func:`_only_closes`; once, then the next stop is read)."""
+        closers = self._closers
+        assert closers is not None and self._gather is not None
+        self._closers = None
+        gathered = self._held + "".join(self._gathered)
+        return _only_closes(gathered + delta, len(gathered), self._gather, closers)
+
+    def _gathers_value_end(self, delta: str) -> bool:
+        """Leaving the fast path at ``delta`` (after the text it carries): when
+        it only completes the value's closing tag (see :func:`_only_closes`), it
+        is gathered as after a read, not read."""
+        machine = self._machine
+        assert machine is not None
+        text = self._carry + delta
+        closers = machine.value_closers
+        if closers is None or len(text) > _GATHER or not _only_closes(text, 0, self._call_ends, closers):
+            return False
+        self._carry = ""
+        self._gathered.append(text)
+        self._gather = self._call_ends
+        self._gather_room = _GATHER - len(text)
+        return True
 
     def _take_gathered(self, delta: str) -> str:
         """The deltas gathered so far, then ``delta``, as one text (and none gathered)."""
@@ -673,6 +711,18 @@ def _gather_stops(call_ends: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     # an alternation of two classes)
     announced = re.compile(rf'[{chars}:\[](?:(?<=[{chars}])|\s*")')
     return announced, re.compile(f'[{chars}"]')
+
+
+def _only_closes(text: str, start: int, stops: re.Pattern[str], closers: tuple[str, ...]) -> bool:
+    """The first of ``stops`` in ``text[start:]`` is a ``>`` that completes one of
+    ``closers`` (a value's closing tags, see Machine.value_closers), no markup
+    begins in ``text`` before that tag, and nothing after it is one of ``stops``:
+    reading ``text`` would decide nothing that cannot wait (gathering goes on)."""
+    stop = stops.search(text, start)
+    if stop is None or stop.group() != ">" or stops.search(text, stop.end()) is not None:
+        return False
+    lt = text.find("<")
+    return lt >= 0 and text[lt : stop.end()] in closers
 
 
 def _not_text(delta: object) -> TypeError:

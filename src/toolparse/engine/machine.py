@@ -227,6 +227,21 @@ class Machine:
         return None
 
     @property
+    def value_closers(self) -> tuple[str, ...] | None:
+        """Reading a value: its closing tags that end it but not the call. Text
+        that only completes one of them, with no other markup, decides nothing at
+        once: the value's end streams nothing that cannot wait (it comes with the
+        markup that follows), and no call ends or string begins (the engine
+        gathers such a delta)."""
+        region = self._region
+        if region.kind != VALUE:
+            return None
+        closers = region.closers
+        if region.closed_by_key and self._key is not None:
+            closers = (*closers, f"</{self._key}>")
+        return closers or None
+
+    @property
     def name_room(self) -> tuple[re.Pattern[str], int] | None:
         """Reading a name, before any call of the block is announced: text with
         none of these characters only lengthens it, and nothing can come of it
