@@ -289,12 +289,12 @@ def test_misuse_is_loud() -> None:
     gathering = StreamParser("hermes")  # (inside a call, deltas are gathered: the same message)
     gathering.feed('<tool_call>{"name": "f", "arguments": {"a": ')
     gathering.feed("1")
-    assert gathering._gather is not None
+    assert gathering.lane == "gather"
     with pytest.raises(TypeError, match="takes str"):
         gathering.feed(b"bytes")  # type: ignore[arg-type]
     holding = StreamParser("hermes")  # (text held as an opener's beginning: the same)
     holding.feed("hi <tool")
-    assert holding._gather_prefix is not None
+    assert holding.lane == "prefix"
     with pytest.raises(TypeError, match="takes str"):
         holding.feed(b"bytes")  # type: ignore[arg-type]
     with pytest.raises(InvalidOptionError, match="max_call_chars"):
@@ -483,11 +483,11 @@ def test_events_built_on_the_hot_paths_are_the_frozen_events_themselves() -> Non
 def test_plain_text_needs_no_regex_when_its_stops_repeat_a_character() -> None:
     # gpt-oss: "<" begins both its openers and its reasoning markers; two
     # characters are tested with `in` on the text's hot path, only more need a regex
-    from toolparse.engine.text import stop_check
+    from toolparse.engine.lanes import stops_of
 
-    assert stop_check("<\n<") == (("<", "\n"), None)
-    assert stop_check("<\n[")[0] == ("<", "\n") and stop_check("<\n[")[1] is not None
+    assert stops_of("<\n<") == ("<", "\n", None)
+    assert stops_of("<\n[")[:2] == ("<", "\n") and stops_of("<\n[")[2] is not None
     parser = StreamParser("gpt-oss")
     parser.feed("Hello there, ")
+    assert parser.lane == "text"
     assert parser.feed("more text ") == [TextDelta("more text ")]
-    assert parser._text_more is None  # (the engine's own state: no regex per delta)

@@ -166,7 +166,9 @@ def check_all(
     grammar: str | Grammar, text: str, splits: Sequence[Sequence[str]] = (), **options: Any
 ) -> list[Event]:
     """The invariant matrix for one input: conservation, chunking independence
-    (1-char deltas, one big delta, the given splits), reconciliation."""
+    (1-char deltas, one big delta, the given splits), reconciliation, and the
+    same events with no lane armed (``lanes=False``: every delta read through
+    the full path)."""
     whole = run(grammar, [text], **options)
     expected = normalize(whole)
     as_text = bool(options.get("errors_as_text"))
@@ -179,6 +181,9 @@ def check_all(
         if reasoning is not None:
             check_reasoning(events, reasoning)
         assert normalize(events) == expected, f"chunking changed the events: {deltas!r:.300}"
+        if len(deltas) > 1:
+            read = run(grammar, deltas, **options, lanes=False)
+            assert normalize(read) == expected, f"the lanes changed the events: {deltas!r:.300}"
     return whole
 
 

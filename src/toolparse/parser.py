@@ -74,6 +74,10 @@ class StreamParser(Engine):
     ``seed`` / ``id_factory``
         Make call ids deterministic: ids drawn from a seeded generator, or
         ``id_factory(index)`` for each call.
+    ``lanes``
+        A testing switch (default True). False arms none of the engine's
+        short paths (:mod:`toolparse.engine.lanes`): every delta is read
+        through the full path. The events are the same, only slower.
     """
 
     __slots__ = ("_declaration",)
@@ -93,6 +97,7 @@ class StreamParser(Engine):
         reasoning: str | Reasoning | None = "auto",
         seed: int | None = None,
         id_factory: IdFactory | None = None,
+        lanes: bool = True,
     ) -> None:
         declaration = grammar if isinstance(grammar, Grammar) else get_grammar(grammar)
         native = declaration  # (its own reasoning markers are what "auto" means, whatever the choice)
@@ -114,12 +119,14 @@ class StreamParser(Engine):
             and type(coerce) is bool
             and type(collapse) is bool
             and type(unknown_on_error) is bool
+            and type(lanes) is bool
         ):
             for option, value in (
                 ("errors_as_text", errors_as_text),
                 ("coerce", coerce),
                 ("collapse", collapse),
                 ("unknown_on_error", unknown_on_error),
+                ("lanes", lanes),
             ):
                 if type(value) is not bool:
                     raise InvalidOptionError(f"{option} must be True or False, not {value!r}")
@@ -139,6 +146,7 @@ class StreamParser(Engine):
             collapse=collapse and forced,
             unknown_on_error=unknown_on_error and forced,
             reasoning=reasoning_for(native, reasoning),
+            lanes=lanes,
         )
 
     @property

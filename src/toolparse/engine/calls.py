@@ -26,7 +26,7 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from toolparse.coercion.coerce import Issue, _child_path, coerce
 from toolparse.coercion.inline import (
@@ -66,14 +66,19 @@ _JSON = 4  # no schema and JSON-looking: parsed when it closes
 _DROP = 5  # read and dropped
 
 
-FastPath = tuple[
-    Pieces, int, str, "re.Pattern[str]", "Callable[[str, re.Match[str]], tuple[str, str] | None] | None"
-]
-"""While a string streams: (the call's argument pieces, call index, call id,
-a pattern, and for a parameter's value its reader's ``fast_piece``). In a
-JSON string, a delta the pattern matches whole is taken as it stands; in a
-value, a delta the pattern is found nowhere in is taken JSON-encoded, and any
-other delta as ``fast_piece`` says (given the pattern's first match)."""
+class OpenString(NamedTuple):
+    """A string argument that streams (the engine's string lane)."""
+
+    args: Pieces
+    """The call's argument pieces: the lane's text joins them, a run at a time."""
+    call_index: int
+    call_id: str
+    plain: re.Pattern[str]
+    """In a JSON string, a delta this matches whole is taken as it stands; in a
+    value, a delta this is found nowhere in is taken JSON-encoded."""
+    piece: Callable[[str, re.Match[str]], tuple[str, str] | None] | None = None
+    """(A value) any other delta is taken as this says, given ``plain``'s first
+    match (see :meth:`toolparse.engine.value.ValueReader.fast_piece`)."""
 
 
 @dataclass(slots=True)
@@ -261,7 +266,7 @@ class Call:
         self.scratch: list[str] = []  # argument pieces written since the last flush
         self.args = Pieces()  # argument pieces flushed (emitted, or held for an unstarted call)
         self.started = False
-        self.streaming = False  # started and flushing: the engine's fast path may apply
+        self.streaming = False  # started and flushing: the engine's string lane may apply
         self.index: int | None = None
         self.id: str | None = None
         self.problem: str | None = None
@@ -289,8 +294,8 @@ class Call:
         """Hook: True while what is in ``scratch`` must not be emitted yet."""
         return False
 
-    def fast_path(self) -> FastPath | None:
-        """Hook: see :meth:`toolparse.engine.machine.Machine.fast_path`."""
+    def open_string(self) -> OpenString | None:
+        """Hook: see :meth:`toolparse.engine.machine.Machine.open_string`."""
         return None
 
     def flush(self) -> None:
@@ -413,11 +418,11 @@ class EnvelopeCall(Call):
     def holding(self) -> bool:
         return self._args_kind() == '"'  # a JSON-encoded string: decoded when complete
 
-    def fast_path(self) -> FastPath | None:
+    def open_string(self) -> OpenString | None:
         if not self.streaming or not self.reader.in_plain_string(self.scratch):
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, STRING_RUN, None
+        return OpenString(self.args, self.index, self.id, STRING_RUN)
 
     def outcome(self, end: int | None) -> Outcome:
         if self.problem is None and self.name is None:
@@ -438,11 +443,11 @@ class JsonArgsCall(Call):
         self.reader = JsonRewriter(self.scratch, max_depth=ctx.max_depth, typer=self.typer)
         self.announce(name)
 
-    def fast_path(self) -> FastPath | None:
+    def open_string(self) -> OpenString | None:
         if not self.streaming or not self.reader.in_plain_string(self.scratch):
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, STRING_RUN, None
+        return OpenString(self.args, self.index, self.id, STRING_RUN)
 
 
 # -- named text members: <parameter=city>Paris</parameter> -----------------------------------
@@ -555,15 +560,12 @@ class MemberCall(Call):
             self.scratch.append('"')
         return self._mode in (_STREAM, _SNIFF)
 
-    def fast_path(self) -> FastPath | None:
+    def open_string(self) -> OpenString | None:
         """While a string member streams: the engine may append plain text itself."""
         if self._mode != _STREAM or not self.started or self.scratch:
             return None
         assert self.index is not None and self.id is not None
-        return self.args, self.index, self.id, STRING_RUN, None  # (the value reader completes it)
-
-    def has_members(self) -> bool:
-        return self._count > 0 or bool(self._deferred)
+        return OpenString(self.args, self.index, self.id, STRING_RUN)  # (the value reader completes it)
 
     def sole_string_property(self) -> str | None:
         """The one property of the tool's schema, when it has exactly one and it

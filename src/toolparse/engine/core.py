@@ -17,10 +17,10 @@ the input (invariant 1). Readers decide on characters only, never on where a
 delta ended, and where they cannot decide yet the engine gives them the
 same characters again with the next delta (invariants 2 and 3).
 
-Most deltas never reach a reader: plain text, plain string and value text
-take fast paths in :meth:`Engine.feed`, and inside a call the engine gathers
-deltas that cannot end it (or that only lengthen a held terminal) and gives
-them to the machine together.
+Most deltas never reach a reader: after each read the engine arms one lane
+(:mod:`toolparse.engine.lanes`) that takes the deltas which cannot change
+anything a reader would decide. Lanes and the full path run inside one error
+boundary: a bug anywhere leaves the parser latched in an error state.
 """
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ import json
 import re
 from typing import Final
 
-from toolparse.engine.calls import CallContext, FastPath, Outcome
+from toolparse.engine.calls import CallContext, OpenString, Outcome
 from toolparse.engine.compile import CompiledGrammar
 from toolparse.engine.declare import Reasoning
+from toolparse.engine.lanes import ALL, ANY, Lane, stops_of
 from toolparse.engine.lexicon import Hit
 from toolparse.engine.machine import Machine
 from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner
@@ -56,7 +57,7 @@ from toolparse.readers.pieces import Pieces
 _encode_json: Final = json.encoder.encode_basestring
 _new_event = object.__new__
 _set_text = TextDelta.__dict__["text"].__set__
-_RUN: Final = 256  # deltas the fast path takes before it joins them
+_RUN: Final = 256  # deltas the string lane takes before it joins them
 _GATHER: Final = 64  # characters gathered at most inside a call before they are read
 _GATHER_QUIET: Final = 4096  # the same where nothing streams (see Machine.quiet_until)
 _WINDOW: Final = 4096  # the least of a large delta a block is given at a time
@@ -71,35 +72,42 @@ class Engine:
         "_answered",
         "_broken",
         "_call_ends",
-        "_carry",
         "_closed",
         "_closers",
         "_collapse",
         "_ctx",
         "_cut_checked",
         "_errors_as_text",
-        "_fast",
-        "_fast_args",
-        "_fast_room",
-        "_fast_run",
-        "_gather",
-        "_gather_prefix",
-        "_gather_room",
+        "_first_characters",
+        "_gather_lane",
         "_gathered",
         "_grammar",
         "_held",
+        "_high_surrogate",
+        "_kept",
+        "_lane",
+        "_lanes",
+        "_line_lane",
         "_machine",
         "_max_call_chars",
         "_name_ends",
         "_offset",
+        "_prefix",
+        "_prefix_lane",
         "_raw",
         "_raw_base",
-        "_reason_stops",
+        "_reasoning_lane",
         "_refeed_until",
         "_scanner",
-        "_string_starts",
-        "_text_more",
-        "_text_stops",
+        "_string",
+        "_string_args",
+        "_string_id",
+        "_string_index",
+        "_string_lane",
+        "_string_run",
+        "_string_stops",
+        "_string_value",
+        "_text_lane",
         "_unknown_on_error",
     )
 
@@ -113,6 +121,7 @@ class Engine:
         collapse: bool = False,
         unknown_on_error: bool = False,
         reasoning: Reasoning | None = None,
+        lanes: bool = True,
     ) -> None:
         self._grammar = grammar
         self._ctx = ctx
@@ -126,24 +135,8 @@ class Engine:
         self._scanner = TextScanner(grammar, ctx, reasoning, answer=answer_later)
         self._answered = grammar.start is None  # (a forced answer's block has begun)
         self._held = ""  # input a reader could not decide on yet: read again with the next delta
-        self._carry = ""  # a high surrogate waiting for its low half
+        self._high_surrogate = ""  # a UTF-16 pair's first half, waiting for its second
         self._machine: Machine | None = None
-        self._fast: FastPath | None = None  # see Machine.fast_path
-        self._fast_run: list[str] = []  # raw text the fast path took, not yet in _raw
-        self._fast_args: list[str] = []  # (a value's) the arguments text of that run
-        self._fast_room = 0  # how much more the fast path may take (max_call_chars)
-        # set inside a committed call (Machine.in_committed_call): deltas that cannot end it are gathered
-        self._gather: re.Pattern[str] | None = None
-        self._gathered: list[str] = []
-        self._closers: tuple[str, ...] | None = None  # (gathering in a value) see Machine.value_closers
-        self._gather_room = 0
-        # set while the held text is a proper prefix of a literal terminal (an
-        # opener's in the text, any in a block): so is this, with the deltas gathered since
-        self._gather_prefix: str | None = None
-        self._call_ends, self._name_ends = _gather_stops(grammar.call_ends)
-        # set while plain text needs no scan (not at the stream's start: a line start)
-        self._text_stops: tuple[str, str] | None = None
-        self._text_more: re.Pattern[str] | None = None
         self._raw = Pieces()  # the current block's raw text (from _raw_base on)
         self._raw_base = 0
         self._offset = 0  # stream position of the first character not yet in an event
@@ -151,284 +144,192 @@ class Engine:
         self._broken: ToolparseError | None = None
         self._refeed_until = 0  # stream position up to which input is being read again
         self._cut_checked = False
-        self._reason_stops: tuple[str, str] | None = None  # set while plain reasoning needs no scan
-        self._string_starts = False  # the next delta brings a string value's first characters
+        self._call_ends, self._name_ends = _gather_stops(grammar.call_ends)
+        # -- the lanes (see toolparse.engine.lanes): one of each kind, at most one armed
+        self._lanes = lanes
+        self._text_lane = Lane("text", None)  # (its sink is inlined in feed)
+        self._line_lane = Lane("line start", None, self._at_line_start)
+        self._reasoning_lane = Lane("reasoning", self._to_reasoning)
+        self._gather_lane = Lane("gather", self._to_gathered, self._closes_value)
+        self._prefix_lane = Lane("prefix", None, self._lengthens_prefix)
+        self._string_lane = Lane("string", self._to_string, self._string_piece, unprintable=ANY)
+        self._gathered: list[str] = []  # (gather and prefix lanes) the deltas taken, not yet read
+        self._closers: tuple[str, ...] | None = None  # (gathering in a value) see Machine.value_closers
+        self._prefix = ""  # (prefix lane) the held text and what lengthened it
+        self._string: OpenString | None = None  # (string lane) the string that streams
+        self._string_index, self._string_id, self._string_value = 0, "", False  # (its fields, at hand)
+        self._string_stops = ALL  # (its lane's stops)
+        self._string_run: list[str] = []  # (string lane) raw text taken, not yet in _raw
+        self._string_args: list[str] = []  # (string lane, a value) its arguments text
+        self._kept = ""  # (string lane) text the next delta decides (an escape's backslash, a last line)
+        self._first_characters = False  # a string value begins: its first characters are read
         if grammar.start is not None and not answer_later:  # the whole output is one block
             self._machine = Machine(grammar.start, ctx, "")
             self._answered = True
+        self._lane: Lane | None = self._next_lane()
 
     @property
     def grammar_name(self) -> str:
         return self._grammar.name
 
+    @property
+    def lane(self) -> str | None:
+        """The lane armed for the next delta ("text", "string", "gather", ...), or
+        None: it will be read through the full path. For tests and debugging."""
+        return None if self._lane is None else self._lane.name
+
     # -- public -----------------------------------------------------------------------
 
     def feed(self, delta: str) -> list[Event]:
         """Parse the next piece of model output; return the events it completes."""
-        # At most one of the short paths below is armed (by the full path, at its
-        # end): plain text, a streaming string, gathering, a held terminal's
-        # prefix, reasoning. A delta it cannot take falls through to the full path.
-        stops = self._text_stops
-        if stops is not None:
-            # in plain text, a delta with no character that needs a look (and no
-            # split surrogate pair) is text as it stands
-            first, second = stops
-            if (
-                isinstance(delta, str)
-                and delta
-                and first not in delta
-                and second not in delta
-                and (delta.isascii() or SURROGATE.search(delta) is None)
-                and (self._text_more is None or self._text_more.search(delta) is None)
-            ):
-                self._offset += len(delta)
-                event = _new_event(TextDelta)  # (new_text_delta, inlined: the hottest path)
-                _set_text(event, delta)
-                return [event]
-            self._text_stops = None
-        elif (fast := self._fast) is not None:
-            # inside a string that streams: a plain delta is only taken into the
-            # run (see Machine.fast_path); anything else takes the full path
-            _, index, call_id, pattern, value_piece = fast
-            value = value_piece is not None
-            if (
-                not self._carry  # (the usual delta, told at once: JSON encodes it as it is)
-                and isinstance(delta, str)
-                and '"' not in delta
-                and "\\" not in delta
-                and delta.isprintable()
-                and self._fast_room >= len(delta)
-                and (not value or ("<" not in delta and "&" not in delta))  # (a value's markup)
-            ):
-                if not delta:
-                    return []
-                self._fast_room -= len(delta)
-                run = self._fast_run
-                run.append(delta)
-                if value:
-                    self._fast_args.append(delta)
-                if len(run) >= _RUN:
-                    self._take_fast_run()
-                call_delta = _new_event(UnfrozenCallDelta)  # (new_call_delta, inlined)
-                call_delta.index = index
-                call_delta.id = call_id
-                call_delta.arguments_delta = delta
-                call_delta.__class__ = ToolCallDelta
-                return [call_delta]
-            if isinstance(delta, str):
-                # (text that must wait for the next delta, the end of an escape or
-                # a value's last newline, is carried: it is not taken yet)
-                text = self._carry + delta if self._carry else delta
-                kept = ""
-                piece: str | None
-                if value_piece is not None:
-                    breaker = pattern.search(text)
-                    if breaker is None:  # (no markup, entity or blank last line)
-                        piece = _encode_json(text)[1:-1]
-                    else:
-                        found = value_piece(text, breaker)
-                        piece, kept = found if found is not None else (None, "")
-                elif pattern.fullmatch(text) is not None:
-                    piece = text
-                elif text[-1:] == "\\" and pattern.fullmatch(text, 0, len(text) - 1) is not None:
-                    piece, kept = text[:-1], "\\"  # (an escape cut in two)
-                else:
-                    piece = None
-                room = self._fast_room - len(text)
-                if piece is not None and room >= 0:
-                    self._carry = kept
-                    if not piece:
-                        return []
-                    self._fast_room = room + len(kept)
-                    run = self._fast_run
-                    if not value:  # (a JSON string's text is its own canonical form)
-                        run.append(piece)
-                    else:
-                        run.append(text[: len(text) - len(kept)] if kept else text)
-                        self._fast_args.append(piece)
-                    if len(run) >= _RUN:
-                        self._take_fast_run()
-                    call_delta = _new_event(UnfrozenCallDelta)
-                    call_delta.index = index
-                    call_delta.id = call_id
-                    call_delta.arguments_delta = piece
-                    call_delta.__class__ = ToolCallDelta
-                    return [call_delta]
-            self._leave_fast_path()
-            if value and isinstance(delta, str) and self._gathers_value_end(delta):
-                return []
-        elif (gather := self._gather) is not None:
-            # Inside a committed call (see Machine.in_committed_call), a delta that cannot end it
-            # (none of the grammar's call_ends) is only gathered, up to _GATHER
-            # characters: the machine then reads them in one go. The events are
-            # the same, at most _GATHER characters later; a small call costs a
-            # few machine steps instead of one per delta. So is a name being read
-            # before any call is announced (see Machine.name_room), up to its limit,
-            # and a delta that only completes a value's closing tag.
-            if not isinstance(delta, str):
-                raise _not_text(delta)
-            if len(delta) <= self._gather_room and (
-                gather.search(delta) is None or (self._closers is not None and self._only_closes_value(delta))
-            ):
-                self._gathered.append(delta)
-                self._gather_room -= len(delta)
-                return []
-            self._gather = None
-            self._closers = None
-            delta = self._take_gathered(delta)
-        elif (prefix := self._gather_prefix) is not None:
-            # held text that may be a terminal: a delta that only lengthens it (a
-            # terminal still, and not yet whole) changes nothing a reader could
-            # decide, and is gathered (read with the delta that decides)
-            if not isinstance(delta, str):
-                raise _not_text(delta)
-            prefix += delta
-            grammar = self._grammar
-            if prefix in (
-                grammar.markup_prefixes if self._machine is not None else self._scanner.opener_prefixes
-            ):
-                self._gather_prefix = prefix
-                self._gathered.append(delta)
-                return []
-            self._gather_prefix = None
-            delta = self._take_gathered(delta)
-        elif (reasoning := self._reason_stops) is not None:
-            # inside reasoning, a delta with no character that could begin its closer
-            if (
-                isinstance(delta, str)
-                and delta
-                and reasoning[0] not in delta
-                and (delta.isascii() or SURROGATE.search(delta) is None)
-            ):
-                self._offset += len(delta)
-                return [new_reasoning_delta(delta, delta)]
-            self._reason_stops = None
-        elif (
-            self._machine is None
-            and not self._held
-            and not self._carry  # (a high surrogate waits for its pair: the full path joins them)
-            and not self._closed
-            and self._broken is None
-            and self._scanner.starts_ordinary_line(delta)
-        ):
-            self._text_stops, self._text_more = self._scanner.stop_check  # (decided: read on)
-            return self.feed(delta)
-        if self._broken is not None:
-            raise self._broken
-        if self._closed:
-            raise StreamClosedError("feed() called after close(): this parser is finished")
-        if not isinstance(delta, str):
-            raise _not_text(delta)
-        if self._carry:
-            delta = self._carry + delta
-            self._carry = ""
-        if not delta.isascii() and SURROGATE.search(delta) is not None:
-            delta = join_surrogate_pairs(delta)
-            if "\ud800" <= delta[-1] <= "\udbff":
-                # a UTF-16 pair split across deltas: wait for the low half
-                self._carry = delta[-1]
-                delta = delta[:-1]
-        out: list[Event] = []
-        # (after a string's first characters are read, the deltas that follow are
-        # gathered like any others: a short value then costs one more read, not a
-        # fast path to arm and leave; the next read arms it for a long one)
-        first_characters = self._string_starts
-        self._string_starts = False
-        if delta:
-            try:
-                self._run(delta, out, False)
-            except ToolparseError as exc:  # a caller's mistake noticed mid-stream (an id_factory)
-                self._broken = exc
-                raise
-            except Exception as exc:
-                self._broken = InternalParserError(self._grammar.name, self._offset, exc)
-                raise self._broken from exc
-            if self._collapse:
-                out = _collapsed(out)
-            machine = self._machine
-            if machine is not None:
-                # (with collapse the fast path is off: it emits deltas itself)
-                if not self._collapse and not self._carry and not self._held and not first_characters:
-                    self._fast = machine.fast_path()
-                    self._fast_room = self._max_call_chars - self._raw.length
-                if self._fast is None and machine.in_committed_call:
-                    quiet = machine.quiet_until
-                    if quiet is not None:  # (nothing streams before it: gather more)
-                        self._gather = quiet
-                        self._gather_room = _GATHER_QUIET
-                    elif machine.string_starts:  # (its first characters: read with their delta)
-                        self._string_starts = True
-                    elif machine.announced:
-                        self._gather = self._call_ends
-                        self._gather_room = _GATHER
-                        self._closers = machine.value_closers
-                    else:
-                        self._gather = self._name_ends
-                        self._gather_room = _GATHER
-                elif not self._carry and self._held in self._grammar.markup_prefixes:
-                    self._gather_prefix = self._held
-                elif not self._carry and not self._held and (name := machine.name_room) is not None:
-                    self._gather, self._gather_room = name  # (a name: nothing comes of it yet)
-            elif self._carry:
-                pass
-            elif self._held:
-                if not self._scanner.in_reasoning and self._held in self._scanner.opener_prefixes:
-                    self._gather_prefix = self._held
-            elif self._scanner.in_reasoning:
-                self._reason_stops = self._scanner.reasoning_stops
-            else:
-                self._text_stops, self._text_more = self._scanner.stop_check
-        return out
+        lane = self._lane
+        if lane is None or not isinstance(delta, str):
+            self._check_usable(delta, "feed() called after close(): this parser is finished")
+        try:
+            if lane is not None:
+                if (
+                    delta
+                    and lane.stop not in delta
+                    and lane.stop2 not in delta
+                    and (lane.more is None or lane.more.search(delta) is None)
+                    and (delta.isprintable() or lane.unprintable.search(delta) is None)
+                ):
+                    if lane is self._text_lane:  # (plain text as it stands: the hottest path, inlined)
+                        self._offset += len(delta)
+                        event = _new_event(TextDelta)
+                        _set_text(event, delta)
+                        return [event]
+                    taken = lane.sink(delta)
+                    if taken is not None:
+                        return taken
+                if lane.other is not None:
+                    taken = lane.other(delta)
+                    if taken is not None:
+                        return taken
+                self._lane = None
+                delta = self._leave_lane(delta)
+            return self._read(delta)
+        except ToolparseError as exc:  # a caller's mistake noticed mid-stream (an id_factory)
+            self._lane = None
+            self._broken = exc
+            raise
+        except Exception as exc:
+            raise self._latch(exc) from exc
 
     def close(self) -> list[Event]:
         """End of the stream: flush held text and finish (or fail) an open call."""
+        self._check_usable("", "close() called twice: this parser is already closed")
+        self._closed = True
+        out: list[Event] = []
+        try:
+            text = self._leave_lane(self._high_surrogate)
+            self._lane = None
+            self._high_surrogate = ""
+            self._run(text, out, final=True)
+            self._end_of_stream(out)
+        except ToolparseError as exc:
+            self._broken = exc
+            raise
+        except Exception as exc:
+            raise self._latch(exc) from exc
+        return _collapsed(out) if self._collapse else out
+
+    # -- the error boundary -------------------------------------------------------------
+
+    def _check_usable(self, delta: object, closed: str) -> None:
+        """The caller's mistakes: a parser broken or closed (``closed`` says which
+        call came too late), a delta not a ``str``. (A lane is never armed on a
+        closed or broken parser: on a lane, only the delta's type is checked.)"""
         if self._broken is not None:
             raise self._broken
         if self._closed:
-            raise StreamClosedError("close() called twice: this parser is already closed")
+            raise StreamClosedError(closed)
+        if not isinstance(delta, str):
+            raise TypeError(f"feed() takes str, not {type(delta).__name__}")
+
+    def _latch(self, exc: Exception) -> InternalParserError:
+        """A bug inside the parser: the parser is left in an error state, and every
+        later ``feed`` or ``close`` raises the same error."""
+        self._lane = None
+        self._broken = InternalParserError(self._grammar.name, self._offset, exc)
+        return self._broken
+
+    # -- the full path -------------------------------------------------------------------
+
+    def _read(self, delta: str) -> list[Event]:
+        """Read ``delta`` through the scanner or the block's readers; then arm the
+        lane for the next delta."""
+        if self._high_surrogate:
+            delta = self._high_surrogate + delta
+            self._high_surrogate = ""
+        if not delta.isascii() and SURROGATE.search(delta) is not None:
+            delta = join_surrogate_pairs(delta)
+            if "\ud800" <= delta[-1] <= "\udbff":  # a UTF-16 pair split across deltas: wait for the low half
+                self._high_surrogate = delta[-1]
+                delta = delta[:-1]
         out: list[Event] = []
-        self._gather = None
-        self._closers = None
-        self._gather_prefix = None
-        if self._gathered:  # (deltas gathered: read first)
-            out = self.feed(self._take_gathered(""))
-            self._gather = None
-            self._gather_prefix = None
-        self._closed = True
-        self._leave_fast_path()
-        self._text_stops = None
-        self._reason_stops = None
-        self._guarded(self._carry, out, final=True)
-        self._carry = ""
-        return _collapsed(out) if self._collapse else out
+        if delta:
+            self._run(delta, out, False)
+            if self._collapse:
+                out = _collapsed(out)
+        self._lane = self._next_lane()
+        return out
 
-    def _only_closes_value(self, delta: str) -> bool:
-        """Gathering inside a value: ``delta`` only completes one of its closing
-        tags (see :func:`_only_closes`; once, then the next stop is read)."""
-        closers = self._closers
-        assert closers is not None and self._gather is not None
-        self._closers = None
-        gathered = self._held + "".join(self._gathered)
-        return _only_closes(gathered + delta, len(gathered), self._gather, closers)
-
-    def _gathers_value_end(self, delta: str) -> bool:
-        """Leaving the fast path at ``delta`` (after the text it carries): when
-        it only completes the value's closing tag (see :func:`_only_closes`), it
-        is gathered as after a read, not read."""
+    def _next_lane(self) -> Lane | None:
+        """The lane for the next delta, as what is reading now says (None: read it)."""
+        if not self._lanes or self._high_surrogate:
+            return None
+        first_characters, self._first_characters = self._first_characters, False
         machine = self._machine
-        assert machine is not None
-        text = self._carry + delta
-        closers = machine.value_closers
-        if closers is None or len(text) > _GATHER or not _only_closes(text, 0, self._call_ends, closers):
-            return False
-        self._carry = ""
-        self._gathered.append(text)
-        self._gather = self._call_ends
-        self._gather_room = _GATHER - len(text)
-        return True
+        if machine is None:
+            scanner = self._scanner
+            if self._held:
+                if scanner.in_reasoning or self._held not in scanner.opener_prefixes:
+                    return None
+                self._prefix = self._held
+                return self._prefix_lane.arm_every()
+            if scanner.in_reasoning:
+                stops = scanner.reasoning_stops
+                return None if stops is None else self._reasoning_lane.arm(stops)
+            stops = scanner.text_stops
+            if stops is not None:
+                return self._text_lane.arm(stops)
+            return self._line_lane.arm_every() if scanner.at_line_start else None
+        # (with collapse, no string lane: it emits deltas itself)
+        if not self._collapse and not self._held and not first_characters:
+            string = machine.open_string()
+            if string is not None:
+                return self._open_string(string)
+        if machine.in_committed_call:
+            quiet = machine.quiet_until
+            if quiet is not None:  # (nothing streams before it: gather more)
+                return self._gather_lane.arm_pattern(quiet, _GATHER_QUIET)
+            if machine.string_starts:  # (its first characters: read with their delta)
+                self._first_characters = True
+                return None
+            if machine.announced:
+                self._closers = machine.value_closers
+                return self._gather_lane.arm_pattern(self._call_ends, _GATHER)
+            return self._gather_lane.arm_pattern(self._name_ends, _GATHER)
+        if self._held:
+            if self._held not in self._grammar.markup_prefixes:
+                return None
+            self._prefix = self._held
+            return self._prefix_lane.arm_every()
+        name = machine.name_room
+        if name is not None:  # (a name: nothing comes of it yet)
+            return self._gather_lane.arm_pattern(*name)
+        return None
 
-    def _take_gathered(self, delta: str) -> str:
-        """The deltas gathered so far, then ``delta``, as one text (and none gathered)."""
+    def _leave_lane(self, delta: str) -> str:
+        """What the lane took and has not given to a reader (gathered deltas, a
+        string's kept text), then ``delta``: the full path reads them together."""
+        if self._string is not None:
+            self._leave_string()
+            if self._kept:
+                delta = self._kept + delta
+                self._kept = ""
+        self._closers = None
         if not self._gathered:
             return delta
         gathered = self._gathered
@@ -436,41 +337,183 @@ class Engine:
         self._gathered = []
         return "".join(gathered)
 
-    def _take_fast_run(self) -> None:
-        """Move the text the fast path took into the block's raw text and the
+    # -- the sinks and second looks of the lanes --------------------------------------
+
+    def _at_line_start(self, delta: str) -> list[Event] | None:
+        """(line start) A line whose first character no fence or quote begins
+        with is ordinary text: the text lane takes it from there."""
+        if not self._scanner.starts_ordinary_line(delta):
+            return None
+        stops = self._scanner.text_stops
+        assert stops is not None
+        self._lane = self._text_lane.arm(stops)
+        return self.feed(delta)
+
+    def _to_reasoning(self, delta: str) -> list[Event]:
+        """(reasoning lane) Reasoning with nothing that may begin its closer."""
+        self._offset += len(delta)
+        return [new_reasoning_delta(delta, delta)]
+
+    def _to_gathered(self, delta: str) -> list[Event] | None:
+        """(gather lane) Inside a committed call (see Machine.in_committed_call), a
+        delta that cannot end it is only gathered, up to _GATHER characters: the
+        machine then reads them in one go. The events are the same, at most
+        _GATHER characters later; a small call costs a few reads instead of one
+        per delta. So is a name being read before any call is announced (see
+        Machine.name_room), up to its limit."""
+        lane = self._gather_lane
+        if len(delta) > lane.room:
+            return None
+        lane.room -= len(delta)
+        self._gathered.append(delta)
+        return []
+
+    def _closes_value(self, delta: str) -> list[Event] | None:
+        """(gather lane, in a value) A delta that only completes one of the value's
+        closing tags (see :func:`_only_closes`) is gathered too, once."""
+        closers = self._closers
+        lane = self._gather_lane
+        if closers is None or len(delta) > lane.room:
+            return None
+        self._closers = None
+        gathered = self._held + "".join(self._gathered)
+        assert lane.more is not None
+        if not _only_closes(gathered + delta, len(gathered), lane.more, closers):
+            return None
+        return self._to_gathered(delta)
+
+    def _lengthens_prefix(self, delta: str) -> list[Event] | None:
+        """(prefix lane) Held text that may be a terminal: a delta that only
+        lengthens it (a terminal still, and not yet whole) changes nothing a
+        reader could decide, and is gathered (read with the delta that decides)."""
+        prefix = self._prefix + delta
+        prefixes = (
+            self._grammar.markup_prefixes if self._machine is not None else self._scanner.opener_prefixes
+        )
+        if prefix not in prefixes:
+            return None
+        self._prefix = prefix
+        self._gathered.append(delta)
+        return []
+
+    def _open_string(self, string: OpenString) -> Lane:
+        """Arm the string lane for ``string`` (a string argument that streams)."""
+        self._string = string
+        self._string_index, self._string_id = string.call_index, string.call_id
+        self._string_value = string.piece is not None
+        # (a value's markup and entities need its reader; its quotes and
+        # backslashes are only JSON-escaped, by the sink)
+        self._string_stops = stops_of('"\\' if string.piece is None else "<&")
+        return self._string_lane.arm(self._string_stops, self._max_call_chars - self._raw.length)
+
+    def _to_string(self, delta: str) -> list[Event] | None:
+        """(string lane) Plain text inside a string argument: its JSON is itself,
+        taken into the run (joined into the call's arguments a run at a time)."""
+        lane = self._string_lane
+        if len(delta) > lane.room:
+            return None
+        lane.room -= len(delta)
+        run = self._string_run
+        run.append(delta)
+        if self._string_value:  # (a value's text, JSON-escaped)
+            if '"' in delta or "\\" in delta:
+                delta = _encode_json(delta)[1:-1]
+            self._string_args.append(delta)
+        if len(run) >= _RUN:
+            self._take_string_run()
+        call_delta = _new_event(UnfrozenCallDelta)  # (new_call_delta, inlined)
+        call_delta.index = self._string_index
+        call_delta.id = self._string_id
+        call_delta.arguments_delta = delta
+        call_delta.__class__ = ToolCallDelta
+        return [call_delta]
+
+    def _string_piece(self, delta: str) -> list[Event] | None:
+        """(string lane) A delta that is not plain text as it stands: an escape, a
+        value's newline or markup that cannot end it yet, as the string's own
+        reader says (text that must wait for the next delta, the end of an escape
+        or a value's last newline, is kept). None: a reader must read it."""
+        string = self._string
+        assert string is not None
+        _, index, call_id, plain, value_piece = string
+        text = self._kept + delta if self._kept else delta
+        kept = ""
+        piece: str | None
+        if value_piece is not None:
+            breaker = plain.search(text)
+            if breaker is None:  # (no markup, entity or blank last line)
+                piece = _encode_json(text)[1:-1]
+            else:
+                found = value_piece(text, breaker)
+                piece, kept = found if found is not None else (None, "")
+        elif plain.fullmatch(text) is not None:
+            piece = text
+        elif text[-1:] == "\\" and plain.fullmatch(text, 0, len(text) - 1) is not None:
+            piece, kept = text[:-1], "\\"  # (an escape cut in two)
+        else:
+            piece = None
+        lane = self._string_lane
+        room = lane.room - len(text)
+        if piece is None or room < 0:
+            return self._ends_value(delta)
+        if kept or self._kept:  # (while text is kept, every delta is decided here)
+            lane.arm(ALL if kept else self._string_stops, room + len(kept))
+            self._kept = kept
+        else:
+            lane.room = room
+        if not piece:
+            return []
+        run = self._string_run
+        if value_piece is None:  # (a JSON string's text is its own canonical form)
+            run.append(piece)
+        else:
+            run.append(text[: len(text) - len(kept)] if kept else text)
+            self._string_args.append(piece)
+        if len(run) >= _RUN:
+            self._take_string_run()
+        call_delta = _new_event(UnfrozenCallDelta)  # (new_call_delta, inlined)
+        call_delta.index = index
+        call_delta.id = call_id
+        call_delta.arguments_delta = piece
+        call_delta.__class__ = ToolCallDelta
+        return [call_delta]
+
+    def _ends_value(self, delta: str) -> list[Event] | None:
+        """Leaving the string lane at ``delta`` (after the text it kept): when it
+        only completes the value's closing tag (see :func:`_only_closes`), it is
+        gathered as after a read, not read."""
+        machine = self._machine
+        assert machine is not None
+        text = self._kept + delta
+        closers = machine.value_closers
+        if closers is None or len(text) > _GATHER or not _only_closes(text, 0, self._call_ends, closers):
+            return None
+        self._leave_string()
+        self._kept = ""
+        self._gathered.append(text)
+        self._lane = self._gather_lane.arm_pattern(self._call_ends, _GATHER - len(text))
+        return []
+
+    def _take_string_run(self) -> None:
+        """Move the text the string lane took into the block's raw text and the
         call's arguments (one join per run of deltas, not two appends per delta)."""
-        fast = self._fast
-        assert fast is not None
-        run = self._fast_run
+        string = self._string
+        assert string is not None
+        run = self._string_run
         taken = "".join(run)
         run.clear()
         self._raw.append(taken)
-        if fast[4] is None:
-            fast[0].append(taken)
+        if string.piece is None:
+            string.args.append(taken)
         else:
-            args = self._fast_args
-            fast[0].append("".join(args))
+            args = self._string_args
+            string.args.append("".join(args))
             args.clear()
 
-    def _leave_fast_path(self) -> None:
-        if self._fast is not None:
-            if self._fast_run:
-                self._take_fast_run()
-            self._fast = None
-
-    def _guarded(self, delta: str, out: list[Event], final: bool) -> None:
-        """Run, turning an unexpected exception into an :class:`InternalParserError`
-        and the parser into an error state."""
-        try:
-            self._run(delta, out, final)
-            if final:
-                self._end_of_stream(out)
-        except ToolparseError as exc:  # a caller's mistake noticed mid-stream (an id_factory)
-            self._broken = exc
-            raise
-        except Exception as exc:
-            self._broken = InternalParserError(self._grammar.name, self._offset, exc)
-            raise self._broken from exc
+    def _leave_string(self) -> None:
+        if self._string_run:
+            self._take_string_run()
+        self._string = None
 
     # -- reading ------------------------------------------------------------------------
 
@@ -723,11 +766,6 @@ def _only_closes(text: str, start: int, stops: re.Pattern[str], closers: tuple[s
         return False
     lt = text.find("<")
     return lt >= 0 and text[lt : stop.end()] in closers
-
-
-def _not_text(delta: object) -> TypeError:
-    """The caller's mistake of feeding something that is not a ``str``."""
-    return TypeError(f"feed() takes str, not {type(delta).__name__}")
 
 
 def _collapsed(events: list[Event]) -> list[Event]:

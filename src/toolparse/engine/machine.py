@@ -5,7 +5,7 @@ each region the region's reader reads (see :mod:`toolparse.engine.declare`)
 and the lexicon finds the next terminal; the terminal's step starts or ends
 calls and members and says where reading goes on. The machine reports what
 it read and never writes the engine's state: :meth:`feed` returns how far it
-read, and the engine asks :attr:`ended`, :attr:`rejected` and
+read, and the engine asks :attr:`finished`, :attr:`rejected` and
 :attr:`failed_at` and takes the :class:`~toolparse.engine.calls.Outcome`\\ s
 with :meth:`take_outcomes`.
 
@@ -25,9 +25,9 @@ from toolparse.engine.calls import (
     Call,
     CallContext,
     EnvelopeCall,
-    FastPath,
     JsonArgsCall,
     MemberCall,
+    OpenString,
     Outcome,
 )
 from toolparse.engine.compile import (
@@ -209,9 +209,9 @@ class Machine:
         value = self._value
         return value is not None and self._streams and self._region.kind == VALUE and value.fresh
 
-    def fast_path(self) -> FastPath | None:
-        """Inside a string that streams: the engine may append a plain delta
-        itself (see :meth:`toolparse.engine.stream.Engine.feed`)."""
+    def open_string(self) -> OpenString | None:
+        """Inside a string that streams: the engine's string lane may take a
+        plain delta itself (see :mod:`toolparse.engine.lanes`)."""
         call = self._call
         if call is None or not call.started:
             return None
@@ -220,10 +220,14 @@ class Machine:
             value = self._value
             if value is None or not value.plain:
                 return None
-            path = call.fast_path()
-            return None if path is None else (path[0], path[1], path[2], value.breakers, value.fast_piece)
+            path = call.open_string()
+            return (
+                None
+                if path is None
+                else OpenString(path.args, path.call_index, path.call_id, value.breakers, value.fast_piece)
+            )
         if (kind == JSON_CALLS and self._jstate == _BODY) or kind == JSON_ARGS:
-            return call.fast_path()
+            return call.open_string()
         return None
 
     @property

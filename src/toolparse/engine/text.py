@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Final, TypeAlias
+from typing import Final
 
 from toolparse.engine.compile import CompiledGrammar
 from toolparse.engine.declare import Reasoning, Term
+from toolparse.engine.lanes import Stops, stops_of
 from toolparse.engine.lexicon import Hit, Lexicon, TagContext
 
 _LINE_START = 0  # at the start of a line (its kind not known yet)
@@ -47,21 +48,7 @@ MARKUP: Final = Term("the format's markup around channels")
 ANSWER: Final = Term("the answer begins")
 _NOT_SPACE: Final = re.compile(r"[^ \t\r\n]")
 _MAX_PRELUDE = 4096  # whitespace held back before the answer begins
-StopCheck: TypeAlias = "tuple[tuple[str, str] | None, re.Pattern[str] | None]"
-"""Characters a plain delta must not hold: two tested with ``in`` (the hot path:
-cheaper than a regex), and a regex for any more; (None, None): every delta
-needs a look."""
-
-
-@functools.lru_cache(maxsize=64)
-def stop_check(stops: str) -> StopCheck:
-    stops = "".join(dict.fromkeys(stops))  # (each once: two characters need no regex)
-    more = re.compile("[" + re.escape(stops[2:]) + "]") if len(stops) > 2 else None
-    return (stops[0], stops[1 % len(stops)]), more
-
-
-_NEWLINE_ONLY: Final = stop_check("\n")
-_NONE: Final[StopCheck] = (None, None)
+_NEWLINE_ONLY: Final = stops_of("\n")
 _MAX_FENCE = 64  # a longer run of fence characters counts as this long
 _MAX_TRAIL = 64  # spaces looked past after a closing fence
 
@@ -82,7 +69,6 @@ class TextScanner:
         "_prelude",
         "_r_close",
         "_r_open",
-        "_reasoning",
         "_reasoning_lexicons",
         "_state",
         "_stops",
@@ -107,7 +93,6 @@ class TextScanner:
         self._state = _LINE_START
         self._fence = ""
         self._fence_len = 0
-        self._reasoning = reasoning
         self._r_open = reasoning.open if reasoning is not None else None
         self._r_close = reasoning.close if reasoning is not None else None
         self._markup = frozenset(reasoning.markup) if reasoning is not None else frozenset()
@@ -122,14 +107,14 @@ class TextScanner:
         # only whitespace and reasoning so far
         self._prelude = reasoning is not None or answer or bool(self._answer_openers)
         self._absorb = False  # at the start of reasoning: an opener there is markup
-        self._stops = stop_check(grammar.text_stops)
+        self._stops = stops_of(grammar.text_stops)
         self._openers = openers
         if reasoning is not None:
             self._reasoning_lexicons = _reasoning_lexicons(openers, reasoning)
             if reasoning.anywhere:  # (else the opener counts only in the prelude, read there)
                 self._openers = self._reasoning_lexicons[0]
                 firsts = {reasoning.close[0], *(m[0] for m in (reasoning.open, *reasoning.markup) if m)}
-                self._stops = stop_check(grammar.text_stops + "".join(sorted(firsts)))
+                self._stops = stops_of(grammar.text_stops + "".join(sorted(firsts)))
             if reasoning.starts_open:
                 self._state = _REASONING
                 self._absorb = reasoning.open is not None
@@ -139,25 +124,32 @@ class TextScanner:
         return self._state == _REASONING
 
     @property
-    def reasoning_stops(self) -> tuple[str, str] | None:
-        """Inside reasoning, what a delta must not hold to be reasoning as it stands."""
+    def reasoning_stops(self) -> Stops | None:
+        """Inside reasoning, what a delta must not hold to be reasoning as it
+        stands (the engine's reasoning lane); None: every delta needs a look."""
         if self._state != _REASONING or self._absorb or self._r_close is None:
             return None
-        return self._r_close[0], self._r_close[0]
+        return stops_of(self._r_close[0])
 
     @property
-    def stop_check(self) -> StopCheck:
+    def text_stops(self) -> Stops | None:
         """Characters that need a look in the current state (a delta with none of
-        them is plain text as it stands), as the engine's fast path tests them;
-        None: every delta needs a look."""
+        them is plain text as it stands: the engine's text lane); None: every
+        delta needs a look."""
         state = self._state
         if self._prelude:
-            return _NONE
+            return None
         if state == _TEXT:
             return self._stops
         if state in (_QUOTE, _CODE):
             return self._stops if self._tokens else _NEWLINE_ONLY
-        return _NONE
+        return None
+
+    @property
+    def at_line_start(self) -> bool:
+        """At the start of an ordinary line, its kind not known yet (see
+        :meth:`starts_ordinary_line`)."""
+        return self._state == _LINE_START and not self._prelude
 
     def starts_ordinary_line(self, delta: object) -> bool:
         """At a line start, True (and the line is ordinary text from now on) when

@@ -1,0 +1,164 @@
+"""The engine's lanes (toolparse.engine.lanes): each is armed where it should
+be, runs inside the one error boundary, and changes when events come out,
+never which (``lanes=False`` reads every delta through the full path)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from support import covered_text, normalize, run
+from toolparse import Event, InternalParserError, StreamParser, TextDelta, ToolCallDelta
+from toolparse.engine import core
+from toolparse.engine.core import Engine
+from toolparse.engine.text import TextScanner
+from toolparse.engine.value import ValueReader
+
+TOOLS = [
+    {"name": "f", "parameters": {"type": "object", "properties": {"text": {"type": "string"}}}},
+    {"name": "write", "parameters": {"type": "object", "properties": {"content": {"type": "string"}}}},
+]
+QWEN_VALUE = "<tool_call>\n<function=write>\n<parameter=content>\nline one"
+
+
+class Boom(KeyError):
+    """The bug injected."""
+
+
+def _boom(*_args: Any, **_kwargs: Any) -> Any:
+    raise Boom("injected")
+
+
+# (lane, grammar, options, what sets the lane up, the delta it is given, the
+#  place the bug is injected: (owner, attribute))
+LANES: list[tuple[str, str, dict[str, Any], list[str], str, tuple[Any, str]]] = [
+    ("text", "hermes", {}, ["Hello there, "], "more text", (core, "_set_text")),
+    ("line start", "hermes", {}, ["Hello\n"], "world", (TextScanner, "starts_ordinary_line")),
+    ("reasoning", "hermes", {"reasoning": "think"}, ["<think>I wonder"], " more", (Engine, "_to_reasoning")),
+    (
+        "gather",
+        "hermes",
+        {},
+        ['<tool_call>{"name": "f", "arguments": {"a": '],
+        "1",
+        (Engine, "_to_gathered"),
+    ),
+    (
+        "gather",
+        "qwen3-coder",
+        {
+            "tools": [
+                {"name": "g", "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}}
+            ]
+        },
+        ["<tool_call>\n<function=g>\n<parameter=n>\n4", "2\n</parameter"],
+        ">",
+        (Engine, "_closes_value"),
+    ),
+    ("prefix", "hermes", {}, ["hi <tool"], "_ca", (Engine, "_lengthens_prefix")),
+    (
+        "string",
+        "hermes",
+        {"tools": TOOLS},
+        ['<tool_call>{"name": "f", "arguments": {"text": "once'],
+        " upon",
+        (Engine, "_to_string"),
+    ),
+    (
+        "string",
+        "hermes",
+        {"tools": TOOLS},
+        ['<tool_call>{"name": "f", "arguments": {"text": "once', " upon"],
+        ' a \\"time',
+        (Engine, "_string_piece"),
+    ),
+    # (the bug of issue 24: one injected into a value's own fast reading)
+    ("string", "qwen3-coder", {"tools": TOOLS}, [QWEN_VALUE, " and"], " a<b", (ValueReader, "fast_piece")),
+]
+IDS = [f"{lane}-{grammar}-{where[1]}" for lane, grammar, _, _, _, where in LANES]
+
+
+@pytest.mark.parametrize(("lane", "grammar", "options", "setup", "delta", "where"), LANES, ids=IDS)
+def test_a_lane_is_armed_and_takes_its_delta(
+    lane: str, grammar: str, options: dict[str, Any], setup: list[str], delta: str, where: tuple[Any, str]
+) -> None:
+    parser = StreamParser(grammar, **options)
+    for piece in setup:
+        parser.feed(piece)
+    assert parser.lane == lane
+    called: list[str] = []
+    owner, name = where
+    real: Callable[..., Any] = getattr(owner, name)
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        called.append(name)
+        return real(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(owner, name, spy)
+        parser = StreamParser(grammar, **options)  # (lanes hold bound methods: built after the patch)
+        for piece in setup:
+            parser.feed(piece)
+        parser.feed(delta)
+    assert called, f"the {lane} lane did not reach {name}"
+
+
+@pytest.mark.parametrize(("lane", "grammar", "options", "setup", "delta", "where"), LANES, ids=IDS)
+def test_a_bug_in_a_lane_latches_the_parser(
+    lane: str, grammar: str, options: dict[str, Any], setup: list[str], delta: str, where: tuple[Any, str]
+) -> None:
+    owner, name = where
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(owner, name, _boom)
+        parser = StreamParser(grammar, **options)
+        events: list[Event] = []
+        for piece in setup:
+            events += parser.feed(piece)
+        with pytest.raises(InternalParserError, match="Boom") as raised:
+            parser.feed(delta)
+    # latched: every later call raises the same error, nothing carries on
+    with pytest.raises(InternalParserError) as again:
+        parser.feed("more")
+    assert again.value is raised.value
+    with pytest.raises(InternalParserError):
+        parser.close()
+    # nothing was lost before the failure: the events so far cover the input up
+    # to the offset the error names, and the rest was never emitted
+    fed = "".join(setup)
+    assert covered_text(events) == fed[: raised.value.offset]
+
+
+def test_no_lane_with_lanes_false() -> None:
+    parser = StreamParser("hermes", lanes=False)
+    assert parser.lane is None
+    assert parser.feed("Hello there, ") == [TextDelta("Hello there, ")]
+    assert parser.lane is None
+
+
+def test_lanes_false_gives_the_same_events_in_every_lane() -> None:
+    for lane, grammar, options, setup, delta, _ in LANES:
+        text = "".join([*setup, delta, " and the rest"])
+        deltas = [*setup, delta, " and the rest"]
+        with_lanes = run(grammar, deltas, **options)
+        without = run(grammar, deltas, **options, lanes=False)
+        assert normalize(with_lanes) == normalize(without), lane
+        assert covered_text(without) == text
+
+
+def test_a_string_lane_streams_at_once_and_the_full_path_too() -> None:
+    # (the lanes change when events come out, never which: a string streams from
+    # each delta either way)
+    for lanes in (True, False):
+        parser = StreamParser("hermes", TOOLS, seed=1, lanes=lanes)
+        parser.feed('<tool_call>{"name": "f", "arguments": {"text": "once')
+        (piece,) = parser.feed(" upon")
+        assert isinstance(piece, ToolCallDelta) and piece.arguments_delta == " upon"
+
+
+def test_lanes_must_be_a_bool() -> None:
+    from toolparse import InvalidOptionError
+
+    with pytest.raises(InvalidOptionError, match="lanes"):
+        StreamParser("hermes", lanes="no")  # type: ignore[arg-type]
