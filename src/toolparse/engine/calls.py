@@ -247,6 +247,7 @@ class Call:
     """The state of one call while its markup streams in."""
 
     __slots__ = (
+        "_opened",
         "args",
         "ctx",
         "extra_issues",
@@ -272,6 +273,7 @@ class Call:
         self.problem: str | None = None
         self.typer: SchemaTyper | None = None  # inline coercion of the arguments
         self.extra_issues: tuple[Issue, ...] = ()
+        self._opened: OpenString | None = None
 
     def announce(self, name: str) -> None:
         """The name is known: start the call (if the tool is known) and emit
@@ -297,6 +299,14 @@ class Call:
     def open_string(self) -> OpenString | None:
         """Hook: see :meth:`toolparse.engine.machine.Machine.open_string`."""
         return None
+
+    def _open(self) -> OpenString:
+        """The call's :class:`OpenString` (built once: its fields never change)."""
+        opened = self._opened
+        if opened is None:
+            assert self.index is not None and self.id is not None
+            opened = self._opened = OpenString(self.args, self.index, self.id, STRING_RUN)
+        return opened
 
     def flush(self) -> None:
         """Emit what was written since the last flush as one delta (or hold it)."""
@@ -421,8 +431,7 @@ class EnvelopeCall(Call):
     def open_string(self) -> OpenString | None:
         if not self.streaming or not self.reader.in_plain_string(self.scratch):
             return None
-        assert self.index is not None and self.id is not None
-        return OpenString(self.args, self.index, self.id, STRING_RUN)
+        return self._open()
 
     def outcome(self, end: int | None) -> Outcome:
         if self.problem is None and self.name is None:
@@ -446,8 +455,7 @@ class JsonArgsCall(Call):
     def open_string(self) -> OpenString | None:
         if not self.streaming or not self.reader.in_plain_string(self.scratch):
             return None
-        assert self.index is not None and self.id is not None
-        return OpenString(self.args, self.index, self.id, STRING_RUN)
+        return self._open()
 
 
 # -- named text members: <parameter=city>Paris</parameter> -----------------------------------
@@ -564,8 +572,7 @@ class MemberCall(Call):
         """While a string member streams: the engine may append plain text itself."""
         if self._mode != _STREAM or not self.started or self.scratch:
             return None
-        assert self.index is not None and self.id is not None
-        return OpenString(self.args, self.index, self.id, STRING_RUN)  # (the value reader completes it)
+        return self._open()  # (the value reader completes it)
 
     def sole_string_property(self) -> str | None:
         """The one property of the tool's schema, when it has exactly one and it

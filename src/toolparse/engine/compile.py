@@ -165,8 +165,6 @@ class CompiledGrammar:
     opener_steps: dict[TermLike, COpener]
     start: COpener | None
     """Begin in this block (a forced answer), before any text."""
-    fence_openers: frozenset[str]
-    """Openers that look like a Markdown code fence (they are not one)."""
     text_stops: str
     """The characters plain text must not hold to need no look: every
     character an opener may begin with, and the newline (Markdown lines)."""
@@ -176,7 +174,7 @@ class CompiledGrammar:
     """Every character a call or its block can end with: the last character of
     each literal terminal, a tag's ``>``, and JSON's and Python's closing
     brackets. A delta with none of them cannot complete a call that has begun
-    (the engine gathers such deltas; see ``Engine.feed``)."""
+    (the engine's gather lane takes such deltas; see ``toolparse.engine.lanes``)."""
     opener_prefixes: frozenset[str] = frozenset()
     """Every proper prefix of a literal opener: text held back as one of them
     stays held while the next deltas only lengthen it."""
@@ -252,7 +250,6 @@ def _compile(grammar: Grammar) -> CompiledGrammar:
         start = opener(Opener(grammar.start))
     anywhere = tuple(t for t, spec in grammar.openers.items() if not spec.at_start)
     at_start = tuple(t for t, spec in grammar.openers.items() if spec.at_start)
-    fences = frozenset(t for t in anywhere if isinstance(t, str) and t.startswith(("```", "~~~")))
     openers = Lexicon(anywhere)
     stops = "".join(sorted(openers.first_chars())) + "\n"
     start_openers = Lexicon(at_start) if at_start else None
@@ -272,7 +269,6 @@ def _compile(grammar: Grammar) -> CompiledGrammar:
         start_openers,
         opener_steps,
         start,
-        fences,
         stops,
         grammar.tokens,
         ends,

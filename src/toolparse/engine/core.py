@@ -61,6 +61,10 @@ _RUN: Final = 256  # deltas the string lane takes before it joins them
 _GATHER: Final = 64  # characters gathered at most inside a call before they are read
 _GATHER_QUIET: Final = 4096  # the same where nothing streams (see Machine.quiet_until)
 _WINDOW: Final = 4096  # the least of a large delta a block is given at a time
+# (a string lane's stops: a value's markup and entities need its reader; its
+# quotes and backslashes are only JSON-escaped, by the sink)
+_JSON_STRING_STOPS: Final = stops_of('"\\')
+_VALUE_STOPS: Final = stops_of("<&")
 
 
 class Engine:
@@ -401,9 +405,7 @@ class Engine:
         self._string = string
         self._string_index, self._string_id = string.call_index, string.call_id
         self._string_value = string.piece is not None
-        # (a value's markup and entities need its reader; its quotes and
-        # backslashes are only JSON-escaped, by the sink)
-        self._string_stops = stops_of('"\\' if string.piece is None else "<&")
+        self._string_stops = _JSON_STRING_STOPS if string.piece is None else _VALUE_STOPS
         return self._string_lane.arm(self._string_stops, self._max_call_chars - self._raw.length)
 
     def _to_string(self, delta: str) -> list[Event] | None:

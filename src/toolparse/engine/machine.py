@@ -221,11 +221,13 @@ class Machine:
             if value is None or not value.plain:
                 return None
             path = call.open_string()
-            return (
-                None
-                if path is None
-                else OpenString(path.args, path.call_index, path.call_id, value.breakers, value.fast_piece)
-            )
+            if path is None:
+                return None
+            opened = value.opened
+            if opened is None:  # (built once per value)
+                args, index, call_id, _, _ = path
+                opened = value.opened = OpenString(args, index, call_id, value.breakers, value.fast_piece)
+            return opened
         if (kind == JSON_CALLS and self._jstate == _BODY) or kind == JSON_ARGS:
             return call.open_string()
         return None

@@ -34,11 +34,14 @@ import json
 import re
 from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from toolparse.engine.declare import TermLike
 from toolparse.engine.lexicon import Hit, Lexicon, TagContext
 from toolparse.readers.xml_tree import ENTITY, ENTITY_PREFIX, decode_entity, decode_text
+
+if TYPE_CHECKING:
+    from toolparse.engine.calls import OpenString
 
 _encode: Final = json.encoder.encode_basestring
 
@@ -104,6 +107,7 @@ class ValueReader:
         "_steps",
         "_wrapped",
         "_xml",
+        "opened",
     )
 
     def __init__(
@@ -139,6 +143,8 @@ class ValueReader:
         self._lead_dropped = keep_newlines  # the one newline after the opening tag is gone
         self._depth: dict[TermLike, int] | None = None  # open nested markup, by its closing terminal
         self._pending: tuple[str, TermLike, str] | None = None  # a terminal awaiting its confirmation
+        self.opened: OpenString | None = None
+        """The engine's string lane record for this value (see Machine.open_string), once built."""
 
     @property
     def plain(self) -> bool:

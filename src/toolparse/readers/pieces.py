@@ -14,11 +14,10 @@ _RUN = 512
 class Pieces:
     """Append-only text, readable as a whole or from a mark onwards."""
 
-    __slots__ = ("_parts", "_settled", "length", "limit", "parts")
+    __slots__ = ("_parts", "_settled", "length", "limit")
 
     def __init__(self) -> None:
         self._parts: list[str] = []
-        self.parts = self._parts  # hot paths append here directly, then call settle()
         self._settled = 0  # parts before this index are already joined runs
         self.limit = _RUN  # settle() is due once len(parts) reaches this
         self.length = 0
