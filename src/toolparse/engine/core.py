@@ -160,7 +160,7 @@ class Engine:
         self._gathered: list[str] = []  # (gather and prefix lanes) the deltas taken, not yet read
         self._closers: tuple[str, ...] | None = None  # (gathering in a value) see Machine.value_closers
         self._prefix = ""  # (prefix lane) the held text and what lengthened it
-        self._string: OpenString | None = None  # (string lane) the string that streams
+        self._string: OpenString | None = None  # (string lane) the string that streams (or last did)
         self._string_index, self._string_id, self._string_value = 0, "", False  # (its fields, at hand)
         self._string_stops = ALL  # (its lane's stops)
         self._string_run: list[str] = []  # (string lane) raw text taken, not yet in _raw
@@ -327,12 +327,12 @@ class Engine:
 
     def _leave_lane(self, delta: str) -> str:
         """What the lane took and has not given to a reader (gathered deltas, a
-        string's kept text), then ``delta``: the full path reads them together."""
-        if self._string is not None:
-            self._leave_string()
-            if self._kept:
-                delta = self._kept + delta
-                self._kept = ""
+        string's run and kept text), then ``delta``: the full path reads them together."""
+        if self._string_run:
+            self._take_string_run()
+        if self._kept:
+            delta = self._kept + delta
+            self._kept = ""
         self._closers = None
         if not self._gathered:
             return delta
@@ -402,10 +402,11 @@ class Engine:
 
     def _open_string(self, string: OpenString) -> Lane:
         """Arm the string lane for ``string`` (a string argument that streams)."""
-        self._string = string
-        self._string_index, self._string_id = string.call_index, string.call_id
-        self._string_value = string.piece is not None
-        self._string_stops = _JSON_STRING_STOPS if string.piece is None else _VALUE_STOPS
+        if string is not self._string:  # (a new string: often the same one again)
+            self._string = string
+            self._string_index, self._string_id = string.call_index, string.call_id
+            self._string_value = string.piece is not None
+            self._string_stops = _JSON_STRING_STOPS if string.piece is None else _VALUE_STOPS
         return self._string_lane.arm(self._string_stops, self._max_call_chars - self._raw.length)
 
     def _to_string(self, delta: str) -> list[Event] | None:
@@ -457,7 +458,7 @@ class Engine:
         lane = self._string_lane
         room = lane.room - len(text)
         if piece is None or room < 0:
-            return self._ends_value(delta)
+            return None if value_piece is None else self._ends_value(delta)
         if kept or self._kept:  # (while text is kept, every delta is decided here)
             lane.arm(ALL if kept else self._string_stops, room + len(kept))
             self._kept = kept
@@ -490,7 +491,8 @@ class Engine:
         closers = machine.value_closers
         if closers is None or len(text) > _GATHER or not _only_closes(text, 0, self._call_ends, closers):
             return None
-        self._leave_string()
+        if self._string_run:
+            self._take_string_run()
         self._kept = ""
         self._gathered.append(text)
         self._lane = self._gather_lane.arm_pattern(self._call_ends, _GATHER - len(text))
@@ -511,11 +513,6 @@ class Engine:
             args = self._string_args
             string.args.append("".join(args))
             args.clear()
-
-    def _leave_string(self) -> None:
-        if self._string_run:
-            self._take_string_run()
-        self._string = None
 
     # -- reading ------------------------------------------------------------------------
 
