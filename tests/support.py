@@ -1,7 +1,8 @@
 """Shared helpers of the test suite: event normalisation and invariant checks.
 
-Every grammar goes through the same checks; a new grammar adds cases to
-``grammar_cases.py``, not a new harness.
+Every grammar goes through the same checks; a new grammar's module brings
+its fragments and examples in its ``ENTRY`` (see ``toolparse.grammars``),
+not a new harness.
 """
 
 from __future__ import annotations

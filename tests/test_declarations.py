@@ -15,7 +15,7 @@ from toolparse.coercion import coerce
 from toolparse.engine.declare import END, Grammar, JsonCalls, Opener, Space, go
 from toolparse.engine.lexicon import Lexicon
 from toolparse.grammars import GRAMMARS, get_grammar
-from toolparse.grammars.prompts import HermesPrompt
+from toolparse.grammars.hermes import HermesPrompt
 
 WRITE = {
     "name": "write_file",
@@ -160,11 +160,11 @@ def test_qwen3_coder_values_are_raw_text() -> None:
 # -- Markdown is content -----------------------------------------------------------------
 
 
+# A call in every grammar whose markup prose can spell (special tokens end a fence or a quote)
 CALLS = {
-    "hermes": '<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>',
-    "fenced-json": '```tool_call\n{"name": "f", "arguments": {"a": 1}}\n```',
-    "qwen3-coder": "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>",
-    "xml": "<f><a>1</a></f>",
+    name: grammar.prompt.render_call_after_text("f", {"a": 1})
+    for name, grammar in GRAMMARS.items()
+    if not grammar.tokens
 }
 F_TOOLS = [{"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}}}}]
 

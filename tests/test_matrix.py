@@ -10,8 +10,9 @@ presets (the default ``"auto"`` everywhere else).
 5. while reasoning is open, only reasoning comes out (no call is read there);
 6. parse_text, parse_iter and parse_stream agree.
 
-A new grammar adds its fragments (``toolparse.fuzz``) and examples
-(``grammar_cases.py``), never a harness: the first test fails until it does.
+A new grammar's module brings its fragments and examples (its ``ENTRY`` in
+the registry, ``toolparse.grammars.ENTRIES``), never a harness: the first
+test fails until it does.
 """
 
 from __future__ import annotations
@@ -24,22 +25,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grammar_cases import EXAMPLES, GRAMMAR_FRAGMENTS, GRAMMAR_TOOLS
 from support import calls_of, check_all, check_reconciliation, covered_text, normalize, run
 from toolparse import parse_iter, parse_stream, parse_text
 from toolparse.fuzz import ADVERSARIAL, FUZZ_TOOLS, MARKDOWN, REASONING_FRAGMENTS
-from toolparse.grammars import GRAMMARS
+from toolparse.grammars import ENTRIES, GRAMMARS
 from toolparse.invariants import check_reasoning, reasoning_of
 
 # (name, grammar, options): every grammar as declared, and the modes tool choice puts a parser in
 MODES: list[tuple[str, str, dict[str, Any]]] = [
-    *((name, name, {"tools": GRAMMAR_TOOLS.get(name)}) for name in sorted(GRAMMARS)),
+    *((name, name, {"tools": ENTRIES[name].fuzz_tools}) for name in sorted(GRAMMARS)),
     ("forced answer", "hermes", {"tools": FUZZ_TOOLS, "tool_choice": "required"}),
     ("forced, collapsed", "hermes", {"tools": FUZZ_TOOLS, "tool_choice": "required", "collapse": True}),
     ("text only", "qwen3-coder", {"tools": FUZZ_TOOLS, "tool_choice": "none"}),
     ("hermes, reasoning anywhere", "hermes", {"reasoning": "think"}),
     ("qwen3-coder, reasoning opened by the prompt", "qwen3-coder", {"reasoning": "think-open"}),
-    ("xml, kimi-vl reasoning", "xml", {"tools": GRAMMAR_TOOLS["xml"], "reasoning": "kimi-vl"}),
+    ("xml, kimi-vl reasoning", "xml", {"tools": ENTRIES["xml"].fuzz_tools, "reasoning": "kimi-vl"}),
     ("fenced-json, no reasoning", "fenced-json", {"reasoning": "none"}),
     (
         "forced answer after reasoning",
@@ -53,13 +53,15 @@ BARE_JSON = [a for a in ADVERSARIAL if a.startswith(("{", "["))]
 
 
 def test_every_grammar_has_fragments_and_examples() -> None:
-    assert set(GRAMMARS) == set(GRAMMAR_FRAGMENTS) == set(EXAMPLES)
+    for name, entry in ENTRIES.items():
+        assert entry.grammar is GRAMMARS[name]
+        assert entry.fragments and entry.examples, f"{name}: no fragments or no examples"
 
 
 def outputs(grammar: str) -> st.SearchStrategy[str]:
     piece = st.one_of(
         PROSE,
-        st.sampled_from(GRAMMAR_FRAGMENTS[grammar] + BARE_JSON),
+        st.sampled_from([*ENTRIES[grammar].fragments, *BARE_JSON]),
         st.sampled_from(MARKDOWN),
         st.sampled_from(REASONING_FRAGMENTS),
     )
@@ -146,6 +148,7 @@ def test_front_ends_agree(mode: str, grammar: str, options: dict[str, Any], data
 
 @pytest.mark.parametrize("grammar", sorted(GRAMMARS))
 def test_examples(grammar: str) -> None:
-    for text, expected in EXAMPLES[grammar]:
-        events = check_all(grammar, text, tools=GRAMMAR_TOOLS.get(grammar))
+    entry = ENTRIES[grammar]
+    for text, expected in entry.examples:
+        events = check_all(grammar, text, tools=entry.fuzz_tools)
         assert calls_of(events) == expected

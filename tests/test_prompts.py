@@ -11,9 +11,7 @@ from hypothesis import strategies as st
 
 from support import calls_of, check_all
 from toolparse import Tool
-from toolparse.grammars import get_grammar
-
-GRAMMARS = ["hermes", "fenced-json", "qwen3-coder", "xml"]
+from toolparse.grammars import GRAMMARS, get_grammar
 
 TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=20)
 KINDS: dict[str, tuple[dict[str, Any], st.SearchStrategy[Any]]] = {
@@ -40,7 +38,7 @@ def tool_and_arguments(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]
     return {"name": "the_tool", "parameters": schema}, arguments
 
 
-@pytest.mark.parametrize("grammar", GRAMMARS)
+@pytest.mark.parametrize("grammar", list(GRAMMARS))
 @settings(max_examples=150, deadline=None)
 @given(case=tool_and_arguments())
 def test_a_rendered_call_parses_back_to_the_same_call(
@@ -58,7 +56,7 @@ def test_a_rendered_call_parses_back_to_the_same_call(
     assert calls_of(events) == [{"name": "the_tool", "arguments": arguments}]
 
 
-@pytest.mark.parametrize("grammar", GRAMMARS)
+@pytest.mark.parametrize("grammar", list(GRAMMARS))
 def test_system_prompt_describes_every_tool(grammar: str) -> None:
     tools = [
         Tool(
@@ -73,7 +71,7 @@ def test_system_prompt_describes_every_tool(grammar: str) -> None:
         assert name in prompt
 
 
-@pytest.mark.parametrize("grammar", GRAMMARS)
+@pytest.mark.parametrize("grammar", list(GRAMMARS))
 def test_tool_results_are_text_outside_any_call(grammar: str) -> None:
     rendered = get_grammar(grammar).prompt.render_result("get_weather", {"temp": 21})
     assert "21" in rendered

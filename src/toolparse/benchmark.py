@@ -37,23 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from toolparse.events import ReasoningDelta, TextDelta, ToolCall, ToolCallError
-from toolparse.grammars import get_grammar
+from toolparse.grammars import ENTRIES, get_grammar
 from toolparse.parser import StreamParser
 
-GRAMMARS = (
-    "hermes",
-    "fenced-json",
-    "qwen3-coder",
-    "xml",
-    "llama3-json",
-    "pythonic",
-    "mistral",
-    "deepseek",
-    "glm",
-    "kimi",
-    "minimax",
-    "gpt-oss",
-)
+GRAMMARS = tuple(ENTRIES)  # every registered grammar, in the registry's order
 TOOLS: list[dict[str, Any]] = [
     {
         "name": "write_file",

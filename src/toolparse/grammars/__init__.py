@@ -1,40 +1,53 @@
-"""The wire formats toolparse reads, by name: each a declaration
-(:class:`toolparse.engine.declare.Grammar`) with its prompt side."""
+"""The wire formats toolparse reads, by name.
+
+Each grammar module holds everything about its format and ends with its
+``ENTRY`` (a :class:`~toolparse.grammars.prompts.GrammarEntry`): the
+declaration (:class:`toolparse.engine.declare.Grammar`) with its prompt side,
+and the fragments, tools and examples that ``toolparse fuzz`` and the test
+matrix run it with. A new format is one module, listed here, and its test
+file; ``toolparse bench``, ``toolparse fuzz`` and the tests read this registry.
+"""
 
 from __future__ import annotations
 
 from toolparse.engine.declare import Grammar
 from toolparse.errors import UnknownGrammarError
-from toolparse.grammars.deepseek import DEEPSEEK
-from toolparse.grammars.fenced import FENCED_JSON
-from toolparse.grammars.glm import GLM
-from toolparse.grammars.gpt_oss import GPT_OSS
-from toolparse.grammars.hermes import HERMES
-from toolparse.grammars.kimi import KIMI
-from toolparse.grammars.llama3_json import LLAMA3_JSON
-from toolparse.grammars.minimax import MINIMAX
-from toolparse.grammars.mistral import MISTRAL
-from toolparse.grammars.pythonic import PYTHONIC
-from toolparse.grammars.qwen3_coder import QWEN3_CODER
-from toolparse.grammars.xml import XML
+from toolparse.grammars import (
+    deepseek,
+    fenced,
+    glm,
+    gpt_oss,
+    hermes,
+    kimi,
+    llama3_json,
+    minimax,
+    mistral,
+    pythonic,
+    qwen3_coder,
+    xml,
+)
+from toolparse.grammars.prompts import GrammarEntry
 
-GRAMMARS: dict[str, Grammar] = {
-    g.name: g
-    for g in (
-        HERMES,
-        FENCED_JSON,
-        QWEN3_CODER,
-        XML,
-        LLAMA3_JSON,
-        PYTHONIC,
-        MISTRAL,
-        DEEPSEEK,
-        GLM,
-        KIMI,
-        MINIMAX,
-        GPT_OSS,
+ENTRIES: dict[str, GrammarEntry] = {
+    entry.grammar.name: entry
+    for entry in (
+        hermes.ENTRY,
+        fenced.ENTRY,
+        qwen3_coder.ENTRY,
+        xml.ENTRY,
+        llama3_json.ENTRY,
+        pythonic.ENTRY,
+        mistral.ENTRY,
+        deepseek.ENTRY,
+        glm.ENTRY,
+        kimi.ENTRY,
+        minimax.ENTRY,
+        gpt_oss.ENTRY,
     )
 }
+"""Every format, by name, in the order ``toolparse bench`` reports them."""
+GRAMMARS: dict[str, Grammar] = {name: entry.grammar for name, entry in ENTRIES.items()}
+"""Every format's declaration, by name."""
 _ALIASES = {"gemma": "fenced-json", "llama3": "llama3-json", "harmony": "gpt-oss", "glm4.5": "glm"}
 
 
@@ -43,11 +56,16 @@ def grammar_names() -> list[str]:
     return sorted([*GRAMMARS, *_ALIASES])
 
 
-def get_grammar(name: str) -> Grammar:
-    """The grammar called ``name`` (its ``prompt`` is the format's prompt side)."""
+def get_entry(name: str) -> GrammarEntry:
+    """The registry's entry for the grammar called ``name`` (an alias too)."""
     if not isinstance(name, str):
         raise UnknownGrammarError(f"a grammar name must be a string, not {type(name).__name__}")
-    grammar = GRAMMARS.get(_ALIASES.get(name, name))
-    if grammar is None:
+    entry = ENTRIES.get(_ALIASES.get(name, name))
+    if entry is None:
         raise UnknownGrammarError(f"unknown grammar {name!r}; known grammars: {', '.join(grammar_names())}")
-    return grammar
+    return entry
+
+
+def get_grammar(name: str) -> Grammar:
+    """The grammar called ``name`` (its ``prompt`` is the format's prompt side)."""
+    return get_entry(name).grammar

@@ -42,7 +42,7 @@ from toolparse.engine.declare import (
     TermLike,
     go,
 )
-from toolparse.grammars.prompts import content_text, json_text
+from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text
 from toolparse.tools import Tool
 
 CALLS_BEGIN = "<\uff5ctool\u2581calls\u2581begin\uff5c>"
@@ -129,3 +129,83 @@ DEEPSEEK = Grammar(
     },
     prompt=DeepSeekPrompt(),
 )
+
+
+# -- what the fuzzer and the test matrix run it with ------------------------------------------
+
+FRAGMENTS: tuple[str, ...] = (
+    f"{CALLS_BEGIN}{CALL_BEGIN}function{SEP}get_weather\n```json\n"
+    f'{{"city": "Paris"}}\n```{CALL_END}{CALLS_END}',
+    f'{CALLS_BEGIN}{CALL_BEGIN}f{SEP}{{"a": 1}}{CALL_END}{CALLS_END}',
+    f'{CALL_BEGIN}g{SEP}{{"b": [1]}}{CALL_END}',
+    CALLS_BEGIN,
+    CALL_BEGIN,
+    SEP,
+    CALL_END,
+    CALL_BEGIN[:6],
+    CALL_BEGIN[1],
+    (
+        "<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>function<\uff5c"
+        'tool\u2581sep\uff5c>a\n```json\n{\n  "x": [1, 2]\n}\n```<\uff5ctool\u2581call\u2581end\uff5c>'
+        "\n<\uff5ctool\u2581call\u2581begin\uff5c>function<\uff5ctool\u2581sep\uff5c>b\n```json\n{}\n``"
+        "`<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c><\uff5cend\u2581of"
+        "\u2581sentence\uff5c>"
+    ),
+    (
+        "<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool"
+        '\u2581sep\uff5c>{"a": 1}<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581call\u2581begin'
+        '\uff5c>g<\uff5ctool\u2581sep\uff5c>{"b": "```"}<\uff5ctool\u2581call\u2581end\uff5c><\uff5ctoo'
+        "l\u2581calls\u2581end\uff5c>"
+    ),
+    (
+        '<\uff5ctool\u2581calls\uff5c>function<\uff5ctool\u2581sep\uff5c>f\n```json\n{"a": 1}\n```<'
+        "\uff5ctool\u2581call\u2581end\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>"
+    ),
+    "<\uff5ctool_calls_begin\uff5c>",
+    (
+        "<\uff5ctool\u2581calls\u2581begin\uff5c>function<\uff5ctool\u2581sep\uff5c>get_weather\n```jso"
+        'n\n{"city": "Tokyo"}\n```<\uff5ctool\u2581calls\u2581end\uff5c>'
+    ),
+    (
+        '<\uff5ctool\u2581calls\u2581begin\uff5c>foo<\uff5ctool\u2581sep\uff5c>{"x":1}<\uff5ctool\u2581'
+        "calls\u2581end\uff5c>"
+    ),
+    "<\uff5ctool\u2581calls\u2581begin\uff5c>get_weather",
+    (
+        "<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>function<\uff5c"
+        'tool\u2581sep\uff5c>get_weather\n```json\n{"city": "Tokyo"\n```<\uff5ctool\u2581call\u2581end'
+        "\uff5c><\uff5ctool\u2581calls\u2581end\uff5c>"
+    ),
+    (
+        "<\uff5ctool\u2581call\u2581begin\uff5c>f<\uff5ctool\u2581sep\uff5c>[1]<\uff5ctool\u2581call"
+        "\u2581end\uff5c>"
+    ),
+    (
+        '<\uff5ctool\u2581call\u2581begin\uff5c>g<\uff5ctool\u2581sep\uff5c>{"b": tru}<\uff5ctool\u2581'
+        "call\u2581end\uff5c>"
+    ),
+    (
+        "<\uff5ctool\u2581call\u2581begin\uff5c>bad name<\uff5ctool\u2581sep\uff5c>{}<\uff5ctool\u2581c"
+        "all\u2581end\uff5c>"
+    ),
+    'functionget_weather\n```json\n{"city": "Paris"}\n```',
+    '<\uff5ctool\u2581output\u2581begin\uff5c>{"temp": 21}<\uff5ctool\u2581output\u2581end\uff5c>',
+    '<\uff5cDSML\uff5cinvoke name="f">',
+    "function<\uff5ctool\u2581sep\uff5c>",
+    "<\uff5ctool\u2581calls\u2581end\uff5c>",
+    "<\uff5cend\u2581of\u2581sentence\uff5c>",
+    "```json\n",
+    "\n```",
+    "<\uff5ctool\u2581call",
+    "<\uff5c",
+    "\u2581",
+)
+EXAMPLES: tuple[Example, ...] = (
+    (
+        "Checking.<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin\uff5c>get_weather"
+        '<\uff5ctool\u2581sep\uff5c>{"city": "Paris"}<\uff5ctool\u2581call\u2581end\uff5c>'
+        "<\uff5ctool\u2581calls\u2581end\uff5c>",
+        [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+    ),
+)
+ENTRY = GrammarEntry(DEEPSEEK, FRAGMENTS, EXAMPLES)

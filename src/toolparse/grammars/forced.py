@@ -15,7 +15,7 @@ import functools
 
 from toolparse.engine.declare import END, Fail, Grammar, JsonCalls, Opener, Region, Space, Term, go
 from toolparse.events import ErrorReason
-from toolparse.grammars.prompts import HermesPrompt
+from toolparse.grammars.hermes import HermesPrompt
 
 _ANSWER_REGIONS: dict[str, Region] = {
     "forced answer": JsonCalls(

@@ -36,18 +36,15 @@ from toolparse.engine.declare import (
     go,
 )
 from toolparse.grammars.hermes import JSON_CALL_REGIONS
-from toolparse.grammars.prompts import content_text, json_text
+from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text
 from toolparse.tools import Tool
 
 
-def raw_value(value: Any) -> str:
-    """A parameter's value as GLM's and MiniMax's templates write it: a string
-    as it is, anything else as JSON. (The reader drops one newline right after
-    the opening tag and one right before the closing tag: a string that begins
-    or ends with a newline gets one more there, to read back the same.)"""
-    if not isinstance(value, str):
-        return json_text(value)
-    return ("\n" if value.startswith("\n") else "") + value + ("\n" if value.endswith("\n") else "")
+def _raw_value(value: Any) -> str:
+    """A parameter's value as GLM's template writes it: a string as it is
+    (glued to its tags, so its newlines are its own and read back), anything
+    else as JSON."""
+    return value if isinstance(value, str) else json_text(value)
 
 
 class GlmPrompt(PromptFormat):
@@ -67,7 +64,7 @@ class GlmPrompt(PromptFormat):
 
     def render_call(self, name: str, arguments: Mapping[str, Any]) -> str:
         pairs = "".join(
-            f"<arg_key>{key}</arg_key>\n<arg_value>{raw_value(value)}</arg_value>\n"
+            f"<arg_key>{key}</arg_key>\n<arg_value>{_raw_value(value)}</arg_value>\n"
             for key, value in arguments.items()
         )
         return f"<tool_call>{name}\n{pairs}</tool_call>"
@@ -129,3 +126,28 @@ GLM = Grammar(
     },
     prompt=GlmPrompt(),
 )
+
+
+# -- what the fuzzer and the test matrix run it with ------------------------------------------
+
+FRAGMENTS: tuple[str, ...] = (
+    "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
+    "<tool_call>f<arg_key>a</arg_key><arg_value>[1, 2]</arg_value>"
+    "<arg_key>b</arg_key><arg_value>x</arg_value></tool_call>",
+    "<tool_call>g</tool_call>",
+    "<tool_call>w<arg_key>c</arg_key><arg_value>use </arg_value> here</arg_value></tool_call>",
+    '<tool_call>{"name": "j", "arguments": {"k": 1}}</tool_call>',
+    "<tool_call>broken<arg_key>a</arg",
+    "<tool_call>",
+    "</tool_call>",
+    "<arg_key>",
+    "<arg_value>",
+    "\\n",
+)
+EXAMPLES: tuple[Example, ...] = (
+    (
+        "Checking.\n<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
+        [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+    ),
+)
+ENTRY = GrammarEntry(GLM, FRAGMENTS, EXAMPLES)

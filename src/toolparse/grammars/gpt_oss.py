@@ -47,7 +47,7 @@ from toolparse.engine.declare import (
     go,
 )
 from toolparse.events import ErrorReason
-from toolparse.grammars.prompts import content_text, json_text
+from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text
 from toolparse.tools import Tool
 
 # The headers of messages that are text, content types included (structured output)
@@ -196,3 +196,88 @@ GPT_OSS = Grammar(
     reasoning=HARMONY_REASONING,
     tokens=True,
 )
+
+
+# -- what the fuzzer and the test matrix run it with ------------------------------------------
+
+FRAGMENTS: tuple[str, ...] = (
+    "<|channel|>analysis<|message|>Let me think.<|end|>",
+    "<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>"
+    '{"city": "Paris"}<|call|>',
+    '<|start|>assistant to=functions.f<|channel|>commentary json<|message|>{"a": 1}<|end|>',
+    "<|start|>assistant<|channel|>final<|message|>The answer.<|return|>",
+    "<|channel|>commentary<|message|>Preamble.<|end|>",
+    "<|channel|>commentary to=functions.g<|message|>{",
+    "<|start|>",
+    "<|channel|>",
+    "<|message|>",
+    "<|end|>",
+    "<|call|>",
+    "<|",
+    "<|channel|>final<|message|>It is sunny.<|return|>",
+    "<|start|>assistant<|channel|>final<|message|>Done.<|end|>",
+    '<|start|>assistant<|channel|>final <|constrain|>json<|message|>{"result": true}<|return|>',
+    '<|channel|>final json<|message|>{"a": 1}',
+    "<|start|>assistant<|channel|>commentary<|message|>**Plan**: check the weather.<|end|>",
+    "<|start|>assistant<|channel|>analysis<|message|>I'm\nthinking<|end|>",
+    ' to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{"city": "Paris"}',
+    (
+        '<|start|>assistant to=functions.get_weather<|channel|>commentary<|constrain|>json<|message|>{"'
+        'city": "Paris"}<|call|>'
+    ),
+    '<|channel|>commentary to=functions.get_weather<|constrain|>json<|message|>{"city": "Paris"}<|call|>',
+    '<|channel|>analysis to=functions.get_weather<|message|>{"city": "Paris"}',
+    (
+        '<|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{\n  "city": "'
+        'Paris"\n}<|end|>'
+    ),
+    '<|channel|>analysis to=browser.search <|constrain|>json<|message|>{"query": "x"}<|call|>',
+    "<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{}<|call|>",
+    "<|channel|>commentary to=functions.get_time <|constrain|>json<|message|><|call|>",
+    "<|start|>assistant to=functions.f<|channel|>commentary<|message|>foo<|call|>",
+    '<|channel|>commentary to=python <|constrain|>code<|message|>print("hello")<|call|>',
+    "<|start|>assistant to=container.exec<|channel|>commentary<|message|>ls -la",
+    '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": "unterminated<|call|>',
+    '<|channel|>commentary to=functions.f <|constrain|>json<|message|>["not", "an object"]<|call|>',
+    '<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1} trailing',
+    "<|channel|>commentary to=functions.f <|end|>",
+    "<|channel|>commentary to=functions.f ",
+    "<|channel|>commentary to=assistant<|channel|>",
+    "<|channel|>commentary to=assistant<|message|>",
+    "<|channel|>analysis I must refuse<|end|>",
+    "I must refuse<|end|>",
+    '<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>{"sunny": true}<|end|>',
+    "<|channel|> analysis<|message|> spaced<|end|><|start|> assistant",
+    "analysisThinking.assistantfinalAnswer.",
+    'assistantcommentary to=functions.get_weather json{"city": "Paris"}',
+    "\n```\n<|end|>",
+    "```<|end|>",
+    "\n> quoted<|end|>",
+    "<|start|>assistant",
+    "<|start|>assistant to=",
+    "<|channel|>commentary to=",
+    "<|channel|>analysis to=",
+    "to=",
+    " to=functions.",
+    "functions.",
+    "<|constrain|>",
+    "<|constrain|>json",
+    " json",
+    "<|return|>",
+    "<|channel|>final",
+    "<|channel|>analysis",
+    "<|channel|>commentary",
+    "<|chan",
+    "<|message",
+    "|>",
+    "<|call|",
+    "<|e",
+)
+EXAMPLES: tuple[Example, ...] = (
+    (
+        "<|channel|>analysis<|message|>Weather.<|end|><|start|>assistant<|channel|>commentary "
+        'to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>',
+        [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+    ),
+)
+ENTRY = GrammarEntry(GPT_OSS, FRAGMENTS, EXAMPLES)

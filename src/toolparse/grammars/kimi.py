@@ -31,7 +31,7 @@ from toolparse.engine.declare import (
     TermLike,
     go,
 )
-from toolparse.grammars.prompts import content_text, json_text
+from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text
 from toolparse.tools import Tool
 
 SECTION_BEGIN = "<|tool_calls_section_begin|>"
@@ -100,3 +100,27 @@ KIMI = Grammar(
     },
     prompt=KimiPrompt(),
 )
+
+
+# -- what the fuzzer and the test matrix run it with ------------------------------------------
+
+FRAGMENTS: tuple[str, ...] = (
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>"
+    '{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>',
+    '<|tool_call_begin|>functions.f:1<|tool_call_argument_begin|>{"a": [1]}<|tool_call_end|>',
+    "<|tool_call_begin|>g:2<|tool_call_argument_begin|>{}<|tool_call_end|>",
+    "<|tool_calls_section_begin|>",
+    "<|tool_call_begin|>functions.",
+    "<|tool_call_argument_begin|>{",
+    "<|tool_call_end|>",
+    "<|tool_calls_section_end|>",
+    "<|tool",
+)
+EXAMPLES: tuple[Example, ...] = (
+    (
+        "Checking.<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+        '<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>',
+        [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+    ),
+)
+ENTRY = GrammarEntry(KIMI, FRAGMENTS, EXAMPLES)

@@ -42,7 +42,7 @@ from toolparse.engine.declare import (
     Space,
     go,
 )
-from toolparse.grammars.prompts import content_text, json_text
+from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text
 from toolparse.tools import Tool
 
 
@@ -119,3 +119,60 @@ LLAMA3_JSON = Grammar(
     },
     prompt=Llama3JsonPrompt(),
 )
+
+
+# -- what the fuzzer and the test matrix run it with ------------------------------------------
+
+FRAGMENTS: tuple[str, ...] = (
+    '{"name": "get_weather", "parameters": {"city": "Paris"}}',
+    '<|python_tag|>{"name": "f", "parameters": {"a": [1, 2]}}',
+    '{"name": "a", "parameters": {}}; {"name": "b", "arguments": {"x": 1}}',
+    '{"type": "function", "name": "t", "parameters": {"n": "10"}}<|eom_id|>',
+    '{"answer": 42}',
+    '{"name": "x", "parame',
+    "<|python_tag|>",
+    "<|python_",
+    "<|eot_id|>",
+    ";",
+    "{",
+    (
+        '<|python_tag|>{\n    "type": "function",\n    "name": "trending_songs",\n    "parameters": {\n'
+        '        "n": "10",\n        "genre": "all"\n    }\n}<|eom_id|>'
+    ),
+    '<|python_tag|>brave_search.call(query="latest price of 1oz gold")<|eom_id|>',
+    "<|python_tag|>python.call(code=\"print('hey')\")",
+    '<|python_tag|>wolfram_alpha.call(query="solve x^2 + 2x + 1 = 0", n = 2)',
+    "<|python_tag|>def is_prime(n):\n    return n > 1\n\nprint(is_prime(7))<|eom_id|>",
+    '<function=trending_songs>{"n": 10}</function><|eot_id|>',
+    '{"name": "a", "parameters": {}} ; {"name": "b", "parameters": {}};\n{"name": "c", "arguments": {}}',
+    '<|python_tag|>{"name": "a", "parameters": {}}<|python_tag|>{"name": "b", "parameters": {}}',
+    '{\n"name": "get_weather", "parameters": {"city": "Paris"}}',
+    '{"name": "get_weather", "parameters": {{"name": "get_weather", "parameters": {}}',
+    '{"name": "x", "parameters": {invalid json}',
+    '{"name": "toolWithoutParams"}',
+    '{"parameters": {}}',
+    '{"name": "f", "parameters": {"s": "<|python_tag|>{\\"name\\": 1} </function>"}}',
+    '[{"name": "a", "parameters": {}}]',
+    "<|python_tag|>x.call(1, y=2)",
+    '<|python_tag|>brave_search.call(query="unterminated',
+    '<function=f>{"a": </function>',
+    "<function=get_weather> is how you call it",
+    "<|python_tag|><|python_tag|>",
+    ".call(",
+    "<function=",
+    "<function=get_weather>",
+    "</function>",
+    "<|eom_id|>",
+    "<|eom",
+    "<|python_tag",
+    " ; ",
+    ";\n",
+    "}",
+)
+EXAMPLES: tuple[Example, ...] = (
+    (
+        '{"name": "get_weather", "parameters": {"city": "Paris"}}',
+        [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+    ),
+)
+ENTRY = GrammarEntry(LLAMA3_JSON, FRAGMENTS, EXAMPLES)

@@ -36,9 +36,18 @@ from toolparse.engine.declare import (
     Value,
     go,
 )
-from toolparse.grammars.glm import raw_value
-from toolparse.grammars.prompts import content_text, json_text
+from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text
 from toolparse.tools import Tool
+
+
+def _raw_value(value: Any) -> str:
+    """A parameter's value as MiniMax's template writes it: a string as it is,
+    anything else as JSON. (The reader drops one newline right after the
+    opening tag and one right before the closing tag: a string that begins or
+    ends with a newline gets one more there, to read back the same.)"""
+    if not isinstance(value, str):
+        return json_text(value)
+    return ("\n" if value.startswith("\n") else "") + value + ("\n" if value.endswith("\n") else "")
 
 
 class MiniMaxPrompt(PromptFormat):
@@ -57,7 +66,7 @@ class MiniMaxPrompt(PromptFormat):
 
     def render_call(self, name: str, arguments: Mapping[str, Any]) -> str:
         params = "".join(
-            f'<parameter name="{key}">{raw_value(value)}</parameter>\n' for key, value in arguments.items()
+            f'<parameter name="{key}">{_raw_value(value)}</parameter>\n' for key, value in arguments.items()
         )
         return f'<minimax:tool_call>\n<invoke name="{name}">\n{params}</invoke>\n</minimax:tool_call>'
 
@@ -122,3 +131,29 @@ MINIMAX = Grammar(
     },
     prompt=MiniMaxPrompt(),
 )
+
+
+# -- what the fuzzer and the test matrix run it with ------------------------------------------
+
+FRAGMENTS: tuple[str, ...] = (
+    '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n</invoke>\n'
+    "</minimax:tool_call>",
+    "<minimax:tool_call><invoke name='f'><parameter name='a'>[1, 2]</parameter></invoke>"
+    '<invoke name="g"></invoke></minimax:tool_call>',
+    '<minimax:tool_call><invoke name="w"><parameter name="c">use </parameter> here</parameter></invoke>'
+    "</minimax:tool_call>",
+    '<minimax:tool_call><invoke name="b"><parameter name="x">',
+    "<minimax:tool_call>",
+    "</minimax:tool_call>",
+    '<invoke name="',
+    "</invoke>",
+    "<minimax:",
+)
+EXAMPLES: tuple[Example, ...] = (
+    (
+        'Checking.\n<minimax:tool_call>\n<invoke name="get_weather">\n'
+        '<parameter name="city">Paris</parameter>\n</invoke>\n</minimax:tool_call>',
+        [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+    ),
+)
+ENTRY = GrammarEntry(MINIMAX, FRAGMENTS, EXAMPLES)

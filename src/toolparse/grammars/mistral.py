@@ -36,7 +36,7 @@ from toolparse.engine.declare import (
     Space,
     go,
 )
-from toolparse.grammars.prompts import content_text, json_text
+from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text
 from toolparse.tools import Tool
 
 
@@ -87,3 +87,54 @@ MISTRAL = Grammar(
     },
     prompt=MistralPrompt(),
 )
+
+
+# -- what the fuzzer and the test matrix run it with ------------------------------------------
+
+FRAGMENTS: tuple[str, ...] = (
+    '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}]',
+    '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
+    '[TOOL_CALLS]f[CALL_ID]a1b2c3d4e[ARGS]{"a": 1}[TOOL_CALLS]g[ARGS]{}',
+    '[TOOL_CALLS]add{"a": 3, "b": 4}',
+    '[TOOL_CALLS] [{"name": "a", "arguments": {}, "id": "123456789"}]</s>',
+    "[TOOL_CALLS]broken[ARGS]{",
+    "[TOOL_CALLS]",
+    "[TOOL_",
+    "[ARGS]",
+    "[",
+    (
+        '[TOOL_CALLS] [{"name": "a", "arguments": {}, "id": "123456789"}, {"arguments": {"x": [1, "]"]}'
+        ', "name": "b"}]</s>'
+    ),
+    '[TOOL_CALLS]{"name": "f", "arguments": {"a": 1}}',
+    '[TOOL_CALLS]b[ARGS]{"y": tru}',
+    '[TOOL_CALLS]f[ARGS]"not an object"',
+    "[TOOL_CALLS]f[ARGS][1, 2]",
+    "[TOOL_CALLS][1, 2]",
+    '[TOOL_CALLS]  junk [{"name": "add", "arguments": {"a": 1}}] trail',
+    "[TOOL_CALLS] not json at all",
+    "[TOOL_CALLS]toolname_no_args",
+    "[TOOL_CALLS]f[CALL_ID]",
+    '[TOOL_CALLS]bash{"command": "print(\\"hi\\")\\nre.compile(r\'{}\')',
+    '[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
+    'get_weather{"city": "Paris"}',
+    '[TOOL_RESULTS]{"temp": 21}[/TOOL_RESULTS]',
+    '[AVAILABLE_TOOLS][{"type": "function", "function": {"name": "f"}}][/AVAILABLE_TOOLS]',
+    "[THINK]Maybe [TOOL_CALLS]f[ARGS]{} first?[/THINK]",
+    "[THINK]",
+    "[/THINK]",
+    "[TOOL_CALLS",
+    "[ARG",
+    "[CALL_ID]",
+    "</s>",
+    "</",
+    "]",
+    "{",
+)
+EXAMPLES: tuple[Example, ...] = (
+    (
+        'Checking. [TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
+        [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+    ),
+)
+ENTRY = GrammarEntry(MISTRAL, FRAGMENTS, EXAMPLES)

@@ -37,7 +37,7 @@ from toolparse.engine.declare import (
     go,
 )
 from toolparse.grammars.llama3_json import template_json
-from toolparse.grammars.prompts import json_text
+from toolparse.grammars.prompts import Example, GrammarEntry, json_text
 from toolparse.tools import Tool
 
 
@@ -133,3 +133,61 @@ PYTHONIC = Grammar(
     },
     prompt=PythonicPrompt(),
 )
+
+
+# -- what the fuzzer and the test matrix run it with ------------------------------------------
+
+FRAGMENTS: tuple[str, ...] = (
+    '[get_weather(city="Paris", days=3)]',
+    "[a(x=1), b(y='z', t=True, n=None)]",
+    '[f(v=[1, {"k": (2, 3)}])]',
+    "<|python_start|>[g(q='x')]<|python_end|>",
+    "[f(x=g(1))]",
+    '[f("positional")]',
+    "[Paris](https://example.com)",
+    '[f(s="""a\nb""")]',
+    "[f(a=",
+    "[1, 2, 3]",
+    "[",
+    "(",
+    "<|python_",
+    '<|python_tag|>[get_weather(city="San Francisco", metric="celsius")]<|eot_id|>',
+    "[get_weather(city='SF'), get_weather(city='Seattle')]<|eot|>",
+    "[get_weather(city='LA',metric='C'),register_user(name='Doe',age=9)]",
+    "<|python_start|>[get_weather(city='LA', metric='C'), get_weather()]<|python_end|>",
+    (
+        "<function_calls>get_weather(city='Paris')\nregister_user(name='Doe', age=9, role=null, ok=true"
+        ")</function_calls>"
+    ),
+    "[f(x={'a': (1, 2), 'b': {3, 4}}, y=-1_000.5e-3, z=0x1F, w=r'\\d+')]",
+    "[f(s='a\\'b]', t=\"x)\", u='''multi\nline''')]",
+    "[bad(x=b'z'), f(a=1)]",
+    "[calc(x=1e999), g()]",
+    "[f(a='x 'y' 'z), g(b='p 'q' 'r)]",
+    "[foo(x=1])]",
+    "[a(x=1) b(y=2)]",
+    "[f(x=1, 2)]",
+    "[ f ( x = 1 ) ]",
+    "<|python_start|>[f(x=1)<|python_end|>",
+    "<function_calls>broken(a='x</function_calls>",
+    '<function_calls>\n<invoke name="get_weather">\n</invoke>\n</function_calls>',
+    "[get_weather(city='Paris')] and [search(q='x')]",
+    "[f(x=1),",
+    "[f(x=",
+    "[f(",
+    "<function_calls>",
+    "</function_calls>",
+    "<function_",
+    "<|python_tag|>",
+    "<|python_end|>",
+    "<|eot_id|>",
+    "<|eom|>",
+    "<|eot",
+    ")]",
+    "=",
+    "'",
+)
+EXAMPLES: tuple[Example, ...] = (
+    ('[get_weather(city="Paris")]', [{"name": "get_weather", "arguments": {"city": "Paris"}}]),
+)
+ENTRY = GrammarEntry(PYTHONIC, FRAGMENTS, EXAMPLES)

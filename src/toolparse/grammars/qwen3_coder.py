@@ -27,6 +27,9 @@ closers at the end; several functions in one wrapper; Hermes JSON inside
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from toolparse.engine.declare import (
     ANY_CLOSE_TAG,
     ANY_OPEN_TAG,
@@ -42,13 +45,66 @@ from toolparse.engine.declare import (
     Grammar,
     Name,
     Opener,
+    PromptFormat,
     Space,
     TermLike,
     Value,
     go,
 )
 from toolparse.grammars.hermes import JSON_CALL_REGIONS
-from toolparse.grammars.prompts import Qwen3CoderPrompt
+from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text
+from toolparse.tools import Tool
+
+
+def _raw_value(value: Any) -> str:
+    """A Qwen3-Coder parameter value: the text itself (its template escapes
+    nothing), JSON for anything else. Written on its own lines, it reads back
+    exactly: the reader drops the one newline after the opening tag and the
+    one before the closing tag, nothing else."""
+    return value if isinstance(value, str) else json_text(value)
+
+
+class Qwen3CoderPrompt(PromptFormat):
+    """The Qwen3-Coder chat template's wording."""
+
+    def system_prompt(self, tools: Sequence[Tool]) -> str:
+        blocks = []
+        for tool in tools:
+            params = []
+            properties = tool.parameters.get("properties") or {}
+            for pname, pschema in properties.items():
+                kind = pschema.get("type", "any") if isinstance(pschema, Mapping) else "any"
+                desc = pschema.get("description", "") if isinstance(pschema, Mapping) else ""
+                params.append(
+                    f"<parameter>\n<name>{pname}</name>\n<type>{kind}</type>\n"
+                    f"<description>{desc}</description>\n</parameter>"
+                )
+            blocks.append(
+                f"<function>\n<name>{tool.name}</name>\n<description>{tool.description}</description>\n"
+                f"<parameters>\n{chr(10).join(params)}\n</parameters>\n</function>"
+            )
+        return (
+            "# Tools\n\nYou have access to the following functions:\n\n<tools>\n"
+            + "\n".join(blocks)
+            + "\n</tools>\n\nIf you choose to call a function ONLY reply in the following format "
+            "with NO suffix:\n\n<tool_call>\n<function=example_function_name>\n"
+            "<parameter=example_parameter_1>\nvalue_1\n</parameter>\n<parameter=example_parameter_2>\n"
+            "This is the value for the second parameter\nthat can span\nmultiple lines\n"
+            "</parameter>\n</function>\n</tool_call>\n\n<IMPORTANT>\nReminder:\n"
+            "- Function calls MUST follow the specified format: an inner <function=...></function> "
+            "block must be nested within <tool_call></tool_call> XML tags\n"
+            "- Required parameters MUST be specified\n</IMPORTANT>"
+        )
+
+    def render_call(self, name: str, arguments: Mapping[str, Any]) -> str:
+        params = "".join(
+            f"<parameter={key}>\n{_raw_value(value)}\n</parameter>\n" for key, value in arguments.items()
+        )
+        return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
+
+    def render_result(self, name: str, content: Any) -> str:
+        return f"<tool_response>\n{content_text(content)}\n</tool_response>"
+
 
 # What follows a closing tag that really closes (after whitespace).
 NEXT_CALL = ("<tool_call>", "<function=", END_OF_STREAM)
@@ -151,3 +207,47 @@ QWEN3_CODER = Grammar(
     },
     prompt=Qwen3CoderPrompt(),
 )
+
+
+# -- what the fuzzer and the test matrix run it with ------------------------------------------
+
+FRAGMENTS: tuple[str, ...] = (
+    "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+    "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>",
+    "<function=f>\n<parameter=a>x</parameter>\n</function>",
+    "<tool_call>function=f>\n<parameter=a>\n<value>1</value>\n</parameter>\n</function>",
+    "<tool_call>\n<function=w>\n<parameter=c>\n<![CDATA[a < b && </parameter>]]>\n"
+    "</parameter>\n<parameter=p>a&amp;b &#65; &bogus;</parameter>\n</function>\n</tool_call>",
+    '<tool_call>\n<function=f>\n<parameter=a>\none\n<parameter=b>\n{"k": [1, 2]}\n</function>',
+    "<tool_call>\n<function=f>\n<parameter=t>a</parameter><parameter=t>b</parameter></function>",
+    '<tool_call>\n{"name": "h", "arguments": {"x": 1}}\n</tool_call>',
+    "<tool_call>\n<function>send</function>\n<parameter>to</parameter>\nAnn\n<parameter>body</parameter>\n"
+    "hi <b>\n</function>\n</tool_call>",
+    "<tool_call>\n<function=w>\n<path>\na.py\n</path>\n<content>x = 1 < 2\n</content>\n</function>",
+    "<function>",
+    "<parameter>",
+    "<tool_call>\nsome prose\n",
+    "<tool_call>\n<function=bad name\n</function>\n</tool_call>",
+    "<tool_call>\n<function=f>\n<parameter=a>\nunterminated",
+    "<tool_call>",
+    "</tool_call>",
+    "<function=",
+    "<parameter=x>",
+    "</parameter>",
+    "</function>",
+    "<![CDATA[",
+    "]]>",
+    "&amp;",
+    "&",
+    "<",
+    "\n",
+    "<value>",
+)
+EXAMPLES: tuple[Example, ...] = (
+    (
+        "Checking.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"
+        "</function>\n</tool_call>\nDone.",
+        [{"name": "get_weather", "arguments": {"city": "Paris"}}],
+    ),
+)
+ENTRY = GrammarEntry(QWEN3_CODER, FRAGMENTS, EXAMPLES)
