@@ -31,7 +31,8 @@ from toolparse.grammars import ENTRIES, get_entry
 DESCRIPTION = (
     "Feed malformed and adversarial model outputs, with random chunking and random parser "
     "options, to every grammar, and check the invariants (conservation, chunking independence, "
-    "reconciliation, every started call ends); also check that pathological outputs parse in "
+    "reconciliation, every started call ends, the same events with no lane armed: lanes=False); "
+    "also check that pathological outputs parse in "
     "linear time. A failure is shrunk and written to a JSON file that --replay runs again."
 )
 
