@@ -113,7 +113,7 @@ class CRegion:
     # make it bad (None: anything may, as a property name's end may begin anywhere)
     pattern: re.Pattern[str] | None = None
     # (values) the closing tags that end the value but not the call, and whether the
-    # key's own closing tag does (see Machine.value_closers)
+    # key's own closing tag does (see Machine.only_closes_value)
     closers: tuple[str, ...] = ()
     closed_by_key: bool = False
 

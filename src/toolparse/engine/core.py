@@ -77,7 +77,7 @@ class Engine:
         "_broken",
         "_call_ends",
         "_closed",
-        "_closers",
+        "_closes_once",
         "_collapse",
         "_ctx",
         "_cut_checked",
@@ -158,7 +158,7 @@ class Engine:
         self._prefix_lane = Lane("prefix", None, self._lengthens_prefix)
         self._string_lane = Lane("string", self._to_string, self._string_piece, unprintable=ANY)
         self._gathered: list[str] = []  # (gather and prefix lanes) the deltas taken, not yet read
-        self._closers: tuple[str, ...] | None = None  # (gathering in a value) see Machine.value_closers
+        self._closes_once = False  # (gathering in a value) see Machine.only_closes_value
         self._prefix = ""  # (prefix lane) the held text and what lengthened it
         self._string: OpenString | None = None  # (string lane) the string that streams (or last did)
         self._string_index, self._string_id, self._string_value = 0, "", False  # (its fields, at hand)
@@ -312,7 +312,7 @@ class Engine:
                 self._first_characters = True
                 return None
             if machine.announced:
-                self._closers = machine.value_closers
+                self._closes_once = True
                 return self._gather_lane.arm_pattern(self._call_ends, _GATHER)
             return self._gather_lane.arm_pattern(self._name_ends, _GATHER)
         if self._held:
@@ -333,7 +333,7 @@ class Engine:
         if self._kept:
             delta = self._kept + delta
             self._kept = ""
-        self._closers = None
+        self._closes_once = False
         if not self._gathered:
             return delta
         gathered = self._gathered
@@ -374,15 +374,15 @@ class Engine:
 
     def _closes_value(self, delta: str) -> list[Event] | None:
         """(gather lane, in a value) A delta that only completes one of the value's
-        closing tags (see :func:`_only_closes`) is gathered too, once."""
-        closers = self._closers
+        closing tags (see Machine.only_closes_value) is gathered too, once."""
+        machine = self._machine
         lane = self._gather_lane
-        if closers is None or len(delta) > lane.room:
+        if not self._closes_once or machine is None or len(delta) > lane.room:
             return None
-        self._closers = None
+        self._closes_once = False
         gathered = self._held + "".join(self._gathered)
         assert lane.more is not None
-        if not _only_closes(gathered + delta, len(gathered), lane.more, closers):
+        if not machine.only_closes_value(gathered + delta, len(gathered), lane.more):
             return None
         return self._to_gathered(delta)
 
@@ -483,13 +483,12 @@ class Engine:
 
     def _ends_value(self, delta: str) -> list[Event] | None:
         """Leaving the string lane at ``delta`` (after the text it kept): when it
-        only completes the value's closing tag (see :func:`_only_closes`), it is
-        gathered as after a read, not read."""
+        only completes the value's closing tag (see Machine.only_closes_value), it
+        is gathered as after a read, not read."""
         machine = self._machine
         assert machine is not None
         text = self._kept + delta
-        closers = machine.value_closers
-        if closers is None or len(text) > _GATHER or not _only_closes(text, 0, self._call_ends, closers):
+        if len(text) > _GATHER or not machine.only_closes_value(text, 0, self._call_ends):
             return None
         if self._string_run:
             self._take_string_run()
@@ -753,18 +752,6 @@ def _gather_stops(call_ends: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     # an alternation of two classes)
     announced = re.compile(rf'[{chars}:\[](?:(?<=[{chars}])|\s*")')
     return announced, re.compile(f'[{chars}"]')
-
-
-def _only_closes(text: str, start: int, stops: re.Pattern[str], closers: tuple[str, ...]) -> bool:
-    """The first of ``stops`` in ``text[start:]`` is a ``>`` that completes one of
-    ``closers`` (a value's closing tags, see Machine.value_closers), no markup
-    begins in ``text`` before that tag, and nothing after it is one of ``stops``:
-    reading ``text`` would decide nothing that cannot wait (gathering goes on)."""
-    stop = stops.search(text, start)
-    if stop is None or stop.group() != ">" or stops.search(text, stop.end()) is not None:
-        return False
-    lt = text.find("<")
-    return lt >= 0 and text[lt : stop.end()] in closers
 
 
 def _collapsed(events: list[Event]) -> list[Event]:

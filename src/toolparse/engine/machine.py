@@ -48,7 +48,7 @@ from toolparse.engine.compile import (
     CStep,
 )
 from toolparse.engine.lexicon import Hit
-from toolparse.engine.value import ValueReader
+from toolparse.engine.value import ValueReader, only_closes
 from toolparse.events import ErrorReason
 from toolparse.readers.json import JsonSyntaxError
 from toolparse.readers.pyliteral import parse_literal
@@ -232,20 +232,21 @@ class Machine:
             return call.open_string()
         return None
 
-    @property
-    def value_closers(self) -> tuple[str, ...] | None:
-        """Reading a value: its closing tags that end it but not the call. Text
-        that only completes one of them, with no other markup, decides nothing at
-        once: the value's end streams nothing that cannot wait (it comes with the
+    def only_closes_value(self, text: str, start: int, stops: re.Pattern[str]) -> bool:
+        """Reading a value: the first of ``stops`` in ``text[start:]`` is the ``>``
+        that completes one of the value's closing tags that end it but not the
+        call, no markup begins in ``text`` before that tag, and nothing after it
+        is one of ``stops``. Reading ``text`` would then decide nothing at once:
+        the value's end streams nothing that cannot wait (it comes with the
         markup that follows), and no call ends or string begins (the engine
         gathers such a delta)."""
         region = self._region
         if region.kind != VALUE:
-            return None
+            return False
         closers = region.closers
         if region.closed_by_key and self._key is not None:
             closers = (*closers, f"</{self._key}>")
-        return closers or None
+        return bool(closers) and only_closes(text, start, stops, closers)
 
     @property
     def name_room(self) -> tuple[re.Pattern[str], int] | None:

@@ -429,3 +429,15 @@ class ValueReader:
         if not final and confirm.prefix_at(text, j, self._ctx):
             return None
         return False
+
+
+def only_closes(text: str, start: int, stops: re.Pattern[str], closers: tuple[str, ...]) -> bool:
+    """The first of ``stops`` in ``text[start:]`` is a ``>`` that completes one of
+    ``closers`` (a value's closing tags), no markup begins in ``text`` before
+    that tag, and nothing after it is one of ``stops`` (see
+    :meth:`toolparse.engine.machine.Machine.only_closes_value`)."""
+    stop = stops.search(text, start)
+    if stop is None or stop.group() != ">" or stops.search(text, stop.end()) is not None:
+        return False
+    lt = text.find("<")
+    return lt >= 0 and text[lt : stop.end()] in closers
