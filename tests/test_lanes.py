@@ -162,3 +162,13 @@ def test_lanes_must_be_a_bool() -> None:
 
     with pytest.raises(InvalidOptionError, match="lanes"):
         StreamParser("hermes", lanes="no")  # type: ignore[arg-type]
+
+
+def test_what_a_lane_holds_at_close_is_read_as_a_delta_before_the_end() -> None:
+    # (found by toolparse fuzz, seed 2401) the prefix lane held "``" of the
+    # closing fence when the stream ended; read at once as the stream's end,
+    # the size limit's window cut it differently than any chunking would
+    from support import check_all
+
+    text = '```tool_call\n[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}]\n```'
+    check_all("fenced-json", text, max_call_chars=78)

@@ -226,10 +226,12 @@ class Engine:
         self._closed = True
         out: list[Event] = []
         try:
-            text = self._leave_lane(self._high_surrogate)
             self._lane = None
+            taken = self._leave_lane("")
+            if taken:  # (what the lane took is read as the delta it was, then the end)
+                self._run(taken, out, final=False)
+            self._run(self._high_surrogate, out, final=True)
             self._high_surrogate = ""
-            self._run(text, out, final=True)
             self._end_of_stream(out)
         except ToolparseError as exc:
             self._broken = exc
