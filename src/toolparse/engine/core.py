@@ -187,8 +187,10 @@ class Engine:
     def feed(self, delta: str) -> list[Event]:
         """Parse the next piece of model output; return the events it completes."""
         lane = self._lane
-        if lane is None or not isinstance(delta, str):
-            self._check_usable(delta, "feed() called after close(): this parser is finished")
+        if (lane is None or type(delta) is not str) and (
+            self._broken is not None or self._closed or not isinstance(delta, str)
+        ):
+            self._refuse(delta, "feed() called after close(): this parser is finished")
         try:
             if lane is not None:
                 if (
@@ -222,7 +224,8 @@ class Engine:
 
     def close(self) -> list[Event]:
         """End of the stream: flush held text and finish (or fail) an open call."""
-        self._check_usable("", "close() called twice: this parser is already closed")
+        if self._broken is not None or self._closed:
+            self._refuse("", "close() called twice: this parser is already closed")
         self._closed = True
         out: list[Event] = []
         try:
@@ -242,16 +245,16 @@ class Engine:
 
     # -- the error boundary -------------------------------------------------------------
 
-    def _check_usable(self, delta: object, closed: str) -> None:
-        """The caller's mistakes: a parser broken or closed (``closed`` says which
-        call came too late), a delta not a ``str``. (A lane is never armed on a
-        closed or broken parser: on a lane, only the delta's type is checked.)"""
+    def _refuse(self, delta: object, closed: str) -> None:
+        """Raise the caller's mistake: a parser broken or closed (``closed`` says
+        which call came too late), or a delta not a ``str``. (A lane is never
+        armed on a closed or broken parser: on a lane, only the delta's type is
+        checked.)"""
         if self._broken is not None:
             raise self._broken
         if self._closed:
             raise StreamClosedError(closed)
-        if not isinstance(delta, str):
-            raise TypeError(f"feed() takes str, not {type(delta).__name__}")
+        raise TypeError(f"feed() takes str, not {type(delta).__name__}")
 
     def _latch(self, exc: Exception) -> InternalParserError:
         """A bug inside the parser: the parser is left in an error state, and every
@@ -285,7 +288,8 @@ class Engine:
         """The lane for the next delta, as what is reading now says (None: read it)."""
         if not self._lanes or self._high_surrogate:
             return None
-        first_characters, self._first_characters = self._first_characters, False
+        first_characters = self._first_characters
+        self._first_characters = False
         machine = self._machine
         if machine is None:
             scanner = self._scanner
@@ -314,7 +318,7 @@ class Engine:
                 self._first_characters = True
                 return None
             if machine.announced:
-                self._closes_once = True
+                self._closes_once = machine.in_value
                 return self._gather_lane.arm_pattern(self._call_ends, _GATHER)
             return self._gather_lane.arm_pattern(self._name_ends, _GATHER)
         if self._held:

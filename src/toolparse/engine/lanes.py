@@ -104,7 +104,10 @@ class Lane:
 
     def arm_pattern(self, pattern: re.Pattern[str], room: int) -> Lane:
         """Stops given as a regex found in every delta that stops."""
-        return self.arm((NONE, NONE, pattern), room)
+        self.stop = self.stop2 = NONE
+        self.more = pattern
+        self.room = room
+        return self
 
     def arm_every(self) -> Lane:
         """Every delta stops: each is offered to ``other``."""

@@ -232,6 +232,11 @@ class Machine:
             return call.open_string()
         return None
 
+    @property
+    def in_value(self) -> bool:
+        """A value region is being read."""
+        return self._region.kind == VALUE
+
     def only_closes_value(self, text: str, start: int, stops: re.Pattern[str]) -> bool:
         """Reading a value: the first of ``stops`` in ``text[start:]`` is the ``>``
         that completes one of the value's closing tags that end it but not the
