@@ -215,12 +215,8 @@ class Engine:
                 self._lane = None
                 delta = self._leave_lane(delta)
             return self._read(delta)
-        except ToolparseError as exc:  # a caller's mistake noticed mid-stream (an id_factory)
-            self._lane = None
-            self._broken = exc
-            raise
         except Exception as exc:
-            raise self._latch(exc) from exc
+            raise self._latch(exc)  # noqa: B904 (the cause is set by _latch)
 
     def close(self) -> list[Event]:
         """End of the stream: flush held text and finish (or fail) an open call."""
@@ -236,11 +232,8 @@ class Engine:
             self._run(self._high_surrogate, out, final=True)
             self._high_surrogate = ""
             self._end_of_stream(out)
-        except ToolparseError as exc:
-            self._broken = exc
-            raise
         except Exception as exc:
-            raise self._latch(exc) from exc
+            raise self._latch(exc)  # noqa: B904 (the cause is set by _latch)
         return _collapsed(out) if self._collapse else out
 
     # -- the error boundary -------------------------------------------------------------
@@ -256,12 +249,18 @@ class Engine:
             raise StreamClosedError(closed)
         raise TypeError(f"feed() takes str, not {type(delta).__name__}")
 
-    def _latch(self, exc: Exception) -> InternalParserError:
-        """A bug inside the parser: the parser is left in an error state, and every
-        later ``feed`` or ``close`` raises the same error."""
+    def _latch(self, exc: Exception) -> ToolparseError:
+        """Leave the parser in an error state: every later ``feed`` or ``close``
+        raises the same error. A bug inside the parser becomes an
+        :class:`InternalParserError`; a caller's mistake noticed mid-stream (an
+        ``id_factory`` that fails) stays as it was raised."""
         self._lane = None
-        self._broken = InternalParserError(self._grammar.name, self._offset, exc)
-        return self._broken
+        if isinstance(exc, ToolparseError):
+            self._broken = exc
+            return exc
+        broken = self._broken = InternalParserError(self._grammar.name, self._offset, exc)
+        broken.__cause__ = exc
+        return broken
 
     # -- the full path -------------------------------------------------------------------
 
