@@ -216,12 +216,12 @@ def test_python_none_for_a_nullable_parameter() -> None:
 
 
 def test_a_bug_inside_the_parser_is_loud_and_final(monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolparse.engine import machine
+    from toolparse.engine import regions
 
     def broken(self: Any, *args: Any) -> int:
         raise KeyError("planted bug")
 
-    monkeypatch.setattr(machine.Machine, "_read_json_calls", broken)
+    monkeypatch.setattr(regions.JsonCallsReader, "read", broken)
     parser = StreamParser("hermes")
     assert calls_of(parser.feed("Hello ")) == []
     with pytest.raises(InternalParserError, match=r"'hermes' grammar near stream offset 6: KeyError"):

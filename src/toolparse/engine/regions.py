@@ -1,0 +1,438 @@
+"""The readers of a block's regions, one class per region kind.
+
+A :class:`~toolparse.engine.machine.Machine` reads a block region by region;
+in each, the region's reader reads (see :mod:`toolparse.engine.declare` for
+the kinds) and hands every terminal it finds to the machine's
+:meth:`~toolparse.engine.machine.Machine.step`, which starts or ends calls and
+members and says where reading goes on. A reader owns the state of its kind
+(a name's parts, a JSON reader's place, a Python literal's brackets and
+quotes) and answers what the engine's lanes ask about it; the machine owns
+what spans regions (the call, the member, the outcomes).
+
+Readers decide on characters only, never on where the text they were given
+ends: where they cannot decide yet they stop (:meth:`Machine.wait`) and are
+given the same characters again with the next delta.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Final
+
+from toolparse.engine.calls import EnvelopeCall, JsonArgsCall
+from toolparse.engine.compile import (
+    JSON_ARGS,
+    JSON_CALLS,
+    LITERAL,
+    NAME,
+    NOT_NAME,
+    NOT_NAME_STRIPPED,
+    SKIP,
+    SPACE,
+    TO_REJECT,
+    TO_STAY,
+    VALUE,
+    CRegion,
+    CStep,
+)
+from toolparse.engine.value import ValueReader
+from toolparse.readers.json import JsonSyntaxError
+
+if TYPE_CHECKING:
+    from toolparse.engine.machine import Machine
+
+_NOT_SPACE: Final = re.compile(r"[^ \t\r\n]")
+_WS: Final = frozenset(" \t\r\n")
+_REJECT_STEP: Final = CStep(TO_REJECT)
+_QUOTE_STOPS: Final = {q: re.compile(q) for q in "'\""}
+
+# where a JSON reader is
+_LEAD = 0  # before the first call object
+_BODY = 1  # inside a call object
+_BETWEEN = 2  # after a call object
+
+
+class RegionReader:
+    """Reads one region of a block. One instance per region of a block, made
+    when the region is first entered; :meth:`enter` starts it afresh."""
+
+    __slots__ = ("block", "region")
+
+    def __init__(self, block: Machine, region: CRegion) -> None:
+        self.block = block
+        self.region = region
+
+    def enter(self) -> None:
+        """The region is entered (again)."""
+
+    def read(self, text: str, i: int, base: int, final: bool) -> int:
+        """Read ``text[i:]`` (``base``: the block position of ``text[0]``); return
+        where reading stopped (a terminal's step taken, the end of the text, or
+        where more text is needed)."""
+        raise NotImplementedError
+
+    # -- what the engine's lanes ask (see Engine._next_lane) ----------------------------
+
+    @property
+    def in_body(self) -> bool:
+        """(JSON) Inside a call object."""
+        return False
+
+    @property
+    def quiet_until(self) -> re.Pattern[str] | None:
+        """Nothing streams from the text before a match of this (see
+        Machine.quiet_until)."""
+        return None
+
+    def name_room(self) -> tuple[re.Pattern[str], int] | None:
+        """(A name) See Machine.name_room."""
+        return None
+
+
+class SpaceReader(RegionReader):
+    """Whitespace between terminals; any other character takes its step
+    (``chars``, or ``otherwise``)."""
+
+    __slots__ = ()
+
+    def read(self, text: str, i: int, base: int, final: bool) -> int:
+        region, block = self.region, self.block
+        lexicon = region.lexicon
+        hit = lexicon.find(text, i, block)
+        n = len(text)
+        limit = hit.start if hit is not None else lexicon.partial_start(text, i, block)
+        m = _NOT_SPACE.search(text, i, limit)
+        if m is not None:
+            j = m.start()
+            step = region.chars.get(text[j]) or region.otherwise
+            assert step is not None
+            if step.to != TO_STAY:
+                return block.step(step, j, j, None, base)
+            # (else the text is passed over, up to the next terminal)
+        if hit is None:
+            if final:  # a terminal cut short by the end of the stream (``</tool``): markup
+                return n
+            return limit if limit == n else block.wait(limit)
+        if not final and lexicon.undecided(text, hit.start, hit.key):
+            return block.wait(hit.start)  # (a longer terminal may still match here)
+        return block.step(region.steps[hit.key], hit.start, hit.end, hit, base)
+
+
+class SkipReader(RegionReader):
+    """Anything, up to the next terminal (a broken block's rest, up to its end)."""
+
+    __slots__ = ()
+
+    def read(self, text: str, i: int, base: int, final: bool) -> int:
+        region, block = self.region, self.block
+        hit = region.lexicon.find(text, i, block)
+        n = len(text)
+        if hit is None:
+            if final:
+                return n
+            partial = region.lexicon.partial_start(text, i, block)
+            return partial if partial == n else block.wait(partial)
+        if not final and region.lexicon.undecided(text, hit.start, hit.key):
+            return block.wait(hit.start)
+        return block.step(region.steps[hit.key], hit.start, hit.end, hit, base)
+
+
+class NameReader(RegionReader):
+    """A name (a function's, a parameter's), up to the terminal that ends it."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, block: Machine, region: CRegion) -> None:
+        super().__init__(block, region)
+        self.parts: list[str] = []
+
+    @property
+    def longest(self) -> int:
+        """How long the name's text may grow (a stripped name may carry spaces)."""
+        region = self.region
+        return region.max_len + (64 if region.strip else 0)
+
+    def enter(self) -> None:
+        self.parts.clear()
+
+    def name_room(self) -> tuple[re.Pattern[str], int] | None:
+        stops = self.region.pattern
+        if stops is None:
+            return None
+        parts = self.parts
+        room = self.longest - (len(parts[0]) if len(parts) == 1 else sum(map(len, parts)))
+        return (stops, room) if room > 0 else None
+
+    def read(self, text: str, i: int, base: int, final: bool) -> int:
+        region, block = self.region, self.block
+        lexicon = region.lexicon
+        hit = lexicon.find(text, i, block)
+        n = len(text)
+        limit = hit.start if hit is not None else n if final else lexicon.partial_start(text, i, block)
+        bad = (NOT_NAME_STRIPPED if region.strip else NOT_NAME).search(text, i, limit)
+        stop = limit if bad is None else bad.start()
+        parts = self.parts
+        parts.append(text[i:stop])
+        length = len(parts[0]) if len(parts) == 1 else sum(map(len, parts))
+        longest = self.longest
+        if length > longest or bad is not None:
+            otherwise = region.otherwise
+            assert otherwise is not None
+            # (too long: just past the limit, wherever the deltas fell; else at the bad character)
+            at = stop - (length - longest) + 1 if length > longest else stop
+            parts.pop()
+            return block.step(otherwise, at, at, None, base)
+        if hit is None:
+            return limit if limit == n else block.wait(limit)
+        if not final and lexicon.undecided(text, hit.start, hit.key):
+            parts.pop()  # (read again with the next delta)
+            return block.wait(i)
+        name = "".join(parts)
+        parts.clear()
+        if region.strip:
+            name = name.strip()
+            if NOT_NAME.search(name):
+                name = ""
+        if not name or len(name) > region.max_len or (region.declared and not block.declares(name)):
+            otherwise = region.otherwise
+            assert otherwise is not None
+            return block.step(otherwise, hit.start, hit.start, None, base)
+        block.name = name
+        return block.step(region.steps[hit.key], hit.start, hit.end, hit, base)
+
+
+class ValueRegionReader(RegionReader):
+    """A parameter's value, read by a :class:`~toolparse.engine.value.ValueReader`
+    (made afresh for each value: see Machine.value)."""
+
+    __slots__ = ()
+
+    def enter(self) -> None:
+        region, block = self.region, self.block
+        block.value = ValueReader(
+            region.lexicon,
+            region.steps,
+            region.conditions,
+            block,
+            block.value_text,
+            xml=region.xml,
+            markup=region.xml and not block.streams,
+            nest=region.nest,
+            nest_at_line_start=region.nest_at_line_start,
+            keep_newlines=region.keep_newlines,
+        )
+
+    def read(self, text: str, i: int, base: int, final: bool) -> int:
+        region, block = self.region, self.block
+        value = block.value
+        assert value is not None
+        j, hit = value.read(text, i, final)
+        call = block.call
+        if call is not None:
+            call.flush()
+        if hit is None:
+            return j if j == len(text) else block.wait(j)
+        if region.balanced and value.nested:
+            block.fail("a parameter opened again inside itself was never closed", base + hit.start)
+            return hit.start
+        return block.step(region.steps[hit.key], hit.start, hit.end, hit, base)
+
+
+class LiteralReader(RegionReader):
+    """A Python literal, up to a terminal character outside strings and brackets."""
+
+    __slots__ = ("depth", "escape", "quote")
+
+    def __init__(self, block: Machine, region: CRegion) -> None:
+        super().__init__(block, region)
+        self.depth = 0  # brackets open
+        self.quote = ""  # the quote of the string it is in
+        self.escape = False  # a backslash ended the last text
+
+    def enter(self) -> None:
+        self.depth = 0
+        self.quote = ""
+        self.escape = False
+
+    @property
+    def quiet_until(self) -> re.Pattern[str] | None:
+        """Inside a string, which is read whole when the call ends (nothing
+        streams from it): only its quote can change anything."""
+        quote = self.quote
+        return _QUOTE_STOPS[quote[0]] if quote else None
+
+    def read(self, text: str, i: int, base: int, final: bool) -> int:
+        region, block = self.region, self.block
+        n = len(text)
+        start = i
+        pattern = region.pattern
+        assert pattern is not None
+        while i < n:
+            quote = self.quote
+            if quote:  # inside a string: its end, or an escape
+                if self.escape:
+                    self.escape = False
+                    i += 1
+                    continue
+                end = text.find(quote, i)
+                slash = text.find("\\", i, end if end >= 0 else n)
+                if slash >= 0:
+                    self.escape = True
+                    i = slash + 1
+                    continue
+                if end < 0:
+                    # (a triple quote may be cut: keep the last two characters for the next delta)
+                    keep = n - 2 if len(quote) == 3 and not final else n
+                    i = max(i, keep)
+                    if i < n:
+                        block.value_text(text[start:i])
+                        return block.wait(i)
+                    break
+                self.quote = ""
+                i = end + len(quote)
+                continue
+            m = pattern.search(text, i)
+            if m is None:
+                i = n
+                break
+            j = m.start()
+            c = text[j]
+            if c in "\"'":
+                if not final and n - j < 3 and text[j:] == c * (n - j):
+                    block.value_text(text[start:j])  # (a quote that may be a triple one)
+                    return block.wait(j)
+                self.quote = c * 3 if text.startswith(c * 3, j) else c
+                i = j + len(self.quote)
+            elif c in "([{":
+                self.depth += 1
+                i = j + 1
+            elif self.depth and c in ")]}":
+                self.depth -= 1
+                i = j + 1
+            elif c in region.steps and not self.depth:
+                block.value_text(text[start:j])
+                return block.step(region.steps[c], j, j + 1, None, base)
+            else:
+                i = j + 1  # (a closing bracket with none open: the literal parser reports it)
+        block.value_text(text[start:i])
+        return i
+
+
+class JsonCallsReader(RegionReader):
+    """JSON call objects (``{"name": ..., "arguments": ...}``): one, an array of
+    them, or several separated by ``separators``."""
+
+    __slots__ = ("in_array", "state")
+
+    def __init__(self, block: Machine, region: CRegion) -> None:
+        super().__init__(block, region)
+        self.state = _LEAD
+        self.in_array = False
+
+    def enter(self) -> None:
+        self.state = _LEAD
+        self.in_array = False
+
+    @property
+    def in_body(self) -> bool:
+        return self.state == _BODY
+
+    def read(self, text: str, i: int, base: int, final: bool) -> int:
+        region, block = self.region, self.block
+        n = len(text)
+        while i < n:
+            state = self.state
+            if state == _BODY:
+                call = block.call
+                assert isinstance(call, EnvelopeCall)
+                try:
+                    i = call.reader.feed(text, i)
+                except JsonSyntaxError as exc:
+                    call.flush()
+                    block.fail_json(call.error(None, exc.reason, exc.message), base + exc.index)
+                    return exc.index
+                call.flush()
+                if call.reader.done:
+                    block.complete(base + i)
+                    self.state = _BETWEEN
+                continue
+            c = text[i]
+            if c in _WS:
+                i += 1
+            elif c == "{":
+                block.call = EnvelopeCall(block.ctx)
+                self.state = _BODY
+            elif state == _LEAD and c == "[":
+                self.in_array = True
+                self.state = _BETWEEN
+                i += 1
+            elif state == _LEAD:
+                otherwise = region.otherwise
+                assert otherwise is not None
+                return block.step(otherwise, i, i, None, base)
+            elif c in region.separators:
+                i += 1
+            elif c == "]" and self.in_array:
+                self.in_array = False
+                i += 1
+            else:  # the calls are over: the next region reads on from here
+                block.goto(region.then, i, base)
+                return i
+        return n
+
+
+class JsonArgsReader(RegionReader):
+    """One JSON object, the arguments of a call already named."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, block: Machine, region: CRegion) -> None:
+        super().__init__(block, region)
+        self.state = _LEAD
+
+    def enter(self) -> None:
+        self.state = _LEAD
+
+    @property
+    def in_body(self) -> bool:
+        return self.state == _BODY
+
+    def read(self, text: str, i: int, base: int, final: bool) -> int:
+        region, block = self.region, self.block
+        call = block.call
+        if call is None:
+            m = _NOT_SPACE.search(text, i)
+            if m is None:
+                return len(text)
+            i = m.start()
+            if text[i] != "{":  # the body is not an arguments object
+                return block.step(region.otherwise or _REJECT_STEP, i, i, None, base)
+            name = block.json_name
+            assert name is not None
+            call = block.call = JsonArgsCall(block.ctx, name)
+            block.json_name = None
+            self.state = _BODY
+        assert isinstance(call, JsonArgsCall)
+        try:
+            i = call.reader.feed(text, i)
+        except JsonSyntaxError as exc:
+            call.flush()
+            block.fail_json(call.error(None, exc.reason, exc.message), base + exc.index)
+            return exc.index
+        call.flush()
+        if call.reader.done:
+            block.complete(base + i)
+            block.goto(region.then, i, base)
+        return i
+
+
+READERS: Final[dict[int, type[RegionReader]]] = {
+    SPACE: SpaceReader,
+    NAME: NameReader,
+    JSON_CALLS: JsonCallsReader,
+    JSON_ARGS: JsonArgsReader,
+    VALUE: ValueRegionReader,
+    SKIP: SkipReader,
+    LITERAL: LiteralReader,
+}
+"""The reader of each region kind (``CRegion.kind``)."""
