@@ -39,7 +39,6 @@ from toolparse.engine.compile import (
     TO_REJECT,
     VALUE,
     COpener,
-    CRegion,
     CStep,
 )
 from toolparse.engine.lexicon import Hit
@@ -67,6 +66,7 @@ class Machine:
         "_readers",
         "_region",
         "_regions",
+        "_skip_reader",
         "_stop",
         "_xml",
         "call",
@@ -118,9 +118,11 @@ class Machine:
         """Where the markup broke, once it has."""
         self.last_end = 0
         """Where the last complete call or error ended."""
-        self._readers: dict[int, RegionReader] = {}  # each region's reader, made when first entered
+        # each region's reader (made when first entered), and the skip region's
+        self._readers: list[RegionReader | None] = [None] * len(self._regions)
+        self._skip_reader: RegionReader | None = None
         self._region = self._regions[opener.region]
-        self._reader = self._enter(self._region)
+        self._reader = self._enter(opener.region)
         if opener.step is not None:  # (taken at ``at``, the end of the opener)
             self.step(opener.step, 0, 0, None, at)
 
@@ -308,7 +310,7 @@ class Machine:
         self._drop()
         self._error = Outcome(None, reason=ErrorReason.TOO_LARGE)
         self._region = self._block.skip
-        self._reader = self._enter(self._region)
+        self._reader = self._enter(-1)
         return current
 
     # -- what the region readers use (see toolparse.engine.regions) -------------------
@@ -392,13 +394,19 @@ class Machine:
             self.step(CStep(index), at, at, None, base)
             return
         self._region = self._regions[index]
-        self._reader = self._enter(self._region)
+        self._reader = self._enter(index)
 
-    def _enter(self, region: CRegion) -> RegionReader:
-        """The reader of ``region``, entered (made when first entered)."""
-        reader = self._readers.get(id(region))
+    def _enter(self, index: int) -> RegionReader:
+        """The reader of the region ``index`` (-1: the skip region), entered (made
+        when first entered)."""
+        reader = self._readers[index] if index >= 0 else self._skip_reader
         if reader is None:
-            reader = self._readers[id(region)] = READERS[region.kind](self, region)
+            region = self._regions[index] if index >= 0 else self._block.skip
+            reader = READERS[region.kind](self, region)
+            if index >= 0:
+                self._readers[index] = reader
+            else:
+                self._skip_reader = reader
         reader.enter()
         return reader
 
@@ -529,7 +537,7 @@ class Machine:
         self.failed_at = at
         self._drop()
         self._region = self._block.skip
-        self._reader = self._enter(self._region)
+        self._reader = self._enter(-1)
         self._stop = True  # (the engine looks for a closer to cut the block at)
 
     def _drop(self) -> None:

@@ -71,18 +71,13 @@ class RegionReader:
         where more text is needed)."""
         raise NotImplementedError
 
-    # -- what the engine's lanes ask (see Engine._next_lane) ----------------------------
+    # -- what the engine's lanes ask (see Engine._next_lane): attributes, as they are
+    # asked after every read
 
-    @property
-    def in_body(self) -> bool:
-        """(JSON) Inside a call object."""
-        return False
-
-    @property
-    def quiet_until(self) -> re.Pattern[str] | None:
-        """Nothing streams from the text before a match of this (see
-        Machine.quiet_until)."""
-        return None
+    in_body: bool = False
+    """(JSON) Inside a call object."""
+    quiet_until: re.Pattern[str] | None = None
+    """Nothing streams from the text before a match of this (see Machine.quiet_until)."""
 
     def name_room(self) -> tuple[re.Pattern[str], int] | None:
         """(A name) See Machine.name_room."""
@@ -241,25 +236,22 @@ class ValueRegionReader(RegionReader):
 class LiteralReader(RegionReader):
     """A Python literal, up to a terminal character outside strings and brackets."""
 
-    __slots__ = ("depth", "escape", "quote")
+    __slots__ = ("depth", "escape", "quiet_until", "quote")
 
     def __init__(self, block: Machine, region: CRegion) -> None:
         super().__init__(block, region)
         self.depth = 0  # brackets open
         self.quote = ""  # the quote of the string it is in
         self.escape = False  # a backslash ended the last text
+        # (inside a string, which is read whole when the call ends: nothing streams
+        # from it, only its quote can change anything)
+        self.quiet_until = None
 
     def enter(self) -> None:
         self.depth = 0
         self.quote = ""
         self.escape = False
-
-    @property
-    def quiet_until(self) -> re.Pattern[str] | None:
-        """Inside a string, which is read whole when the call ends (nothing
-        streams from it): only its quote can change anything."""
-        quote = self.quote
-        return _QUOTE_STOPS[quote[0]] if quote else None
+        self.quiet_until = None
 
     def read(self, text: str, i: int, base: int, final: bool) -> int:
         region, block = self.region, self.block
@@ -289,6 +281,7 @@ class LiteralReader(RegionReader):
                         return block.wait(i)
                     break
                 self.quote = ""
+                self.quiet_until = None
                 i = end + len(quote)
                 continue
             m = pattern.search(text, i)
@@ -302,6 +295,7 @@ class LiteralReader(RegionReader):
                     block.value_text(text[start:j])  # (a quote that may be a triple one)
                     return block.wait(j)
                 self.quote = c * 3 if text.startswith(c * 3, j) else c
+                self.quiet_until = _QUOTE_STOPS[c]
                 i = j + len(self.quote)
             elif c in "([{":
                 self.depth += 1
@@ -322,20 +316,16 @@ class JsonCallsReader(RegionReader):
     """JSON call objects (``{"name": ..., "arguments": ...}``): one, an array of
     them, or several separated by ``separators``."""
 
-    __slots__ = ("in_array", "state")
+    __slots__ = ("in_array", "in_body", "state")
 
     def __init__(self, block: Machine, region: CRegion) -> None:
         super().__init__(block, region)
-        self.state = _LEAD
-        self.in_array = False
+        self.enter()
 
     def enter(self) -> None:
         self.state = _LEAD
+        self.in_body = False
         self.in_array = False
-
-    @property
-    def in_body(self) -> bool:
-        return self.state == _BODY
 
     def read(self, text: str, i: int, base: int, final: bool) -> int:
         region, block = self.region, self.block
@@ -355,6 +345,7 @@ class JsonCallsReader(RegionReader):
                 if call.reader.done:
                     block.complete(base + i)
                     self.state = _BETWEEN
+                    self.in_body = False
                 continue
             c = text[i]
             if c in _WS:
@@ -362,6 +353,7 @@ class JsonCallsReader(RegionReader):
             elif c == "{":
                 block.call = EnvelopeCall(block.ctx)
                 self.state = _BODY
+                self.in_body = True
             elif state == _LEAD and c == "[":
                 self.in_array = True
                 self.state = _BETWEEN
@@ -384,18 +376,14 @@ class JsonCallsReader(RegionReader):
 class JsonArgsReader(RegionReader):
     """One JSON object, the arguments of a call already named."""
 
-    __slots__ = ("state",)
+    __slots__ = ("in_body",)
 
     def __init__(self, block: Machine, region: CRegion) -> None:
         super().__init__(block, region)
-        self.state = _LEAD
+        self.in_body = False
 
     def enter(self) -> None:
-        self.state = _LEAD
-
-    @property
-    def in_body(self) -> bool:
-        return self.state == _BODY
+        self.in_body = False
 
     def read(self, text: str, i: int, base: int, final: bool) -> int:
         region, block = self.region, self.block
@@ -411,7 +399,7 @@ class JsonArgsReader(RegionReader):
             assert name is not None
             call = block.call = JsonArgsCall(block.ctx, name)
             block.json_name = None
-            self.state = _BODY
+            self.in_body = True
         assert isinstance(call, JsonArgsCall)
         try:
             i = call.reader.feed(text, i)
