@@ -37,14 +37,14 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from toolparse.coercion import coerce
-    from toolparse.fastpath.choice import ForceTool, InvalidRequestError
-    from toolparse.fastpath.request import PreparedRequest, prepare_request
+    from toolparse.request import PreparedRequest, prepare_request
+    from toolparse.toolchoice.choice import ForceTool, InvalidRequestError
 
 _LAZY = {  # imported on first use: they bring pydantic in
-    "prepare_request": "toolparse.fastpath.request",
-    "PreparedRequest": "toolparse.fastpath.request",
-    "ForceTool": "toolparse.fastpath.choice",
-    "InvalidRequestError": "toolparse.fastpath.choice",
+    "prepare_request": "toolparse.request",
+    "PreparedRequest": "toolparse.request",
+    "ForceTool": "toolparse.toolchoice.choice",
+    "InvalidRequestError": "toolparse.toolchoice.choice",
     "coerce": "toolparse.coercion",
 }
 

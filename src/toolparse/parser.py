@@ -51,12 +51,12 @@ class StreamParser(Engine):
         through untouched.
     ``tool_choice``
         ``"auto"`` (default behaviour), ``"none"`` (no calls are read: all text),
-        ``"required"`` or :class:`~toolparse.fastpath.ForceTool` (the forced fast
+        ``"required"`` or :class:`~toolparse.toolchoice.ForceTool` (the forced fast
         path: the whole output is one bare JSON ``{"name", "arguments"}``; it
         streams as a call, and anything else is a ``ToolCallError``; an answer
         the model wraps in the grammar's markup anyway is read by the
         grammar). Validated against ``tools`` first
-        (:class:`~toolparse.fastpath.InvalidRequestError`).
+        (:class:`~toolparse.toolchoice.InvalidRequestError`).
     ``collapse``
         With a forced choice: emit only the final ``ToolCall``, no start or deltas.
     ``unknown_on_error``
@@ -103,7 +103,7 @@ class StreamParser(Engine):
         native = declaration  # (its own reasoning markers are what "auto" means, whatever the choice)
         choice = None
         if tool_choice is not None:
-            from toolparse.fastpath.choice import function_tools, validate
+            from toolparse.toolchoice.choice import function_tools, validate  # (lazily: it brings pydantic)
 
             read, choice = validate(tools, tool_choice)
             declared = tuple(function_tools(read)) or None

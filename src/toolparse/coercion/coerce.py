@@ -275,18 +275,9 @@ class _Coercer:
 # -- helpers ------------------------------------------------------------------------
 
 
-def _admits(schema: Schema | None, value: Any, root: Schema | None) -> bool:
-    """A shallow check: the value's type is admitted, and so is it by enum/const."""
-    if schema is None:
-        return True
-    schema = merged_all_of(schema, root)
-    if branches(schema) is not None:
-        return any(_admits_leaf(leaf, value) for leaf in leaves(schema, root))
-    return _admits_leaf(schema, value)
-
-
 def _admits_leaf(schema: Schema | None, value: Any) -> bool:
-    """:func:`_admits` for a resolved schema with no union."""
+    """A shallow check against a resolved schema with no union: the value's type
+    is admitted, and so is it by enum/const."""
     if schema is None:
         return True
     kinds = types_of(schema)

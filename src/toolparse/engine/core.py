@@ -173,10 +173,6 @@ class Engine:
         self._lane: Lane | None = self._next_lane()
 
     @property
-    def grammar_name(self) -> str:
-        return self._grammar.name
-
-    @property
     def lane(self) -> str | None:
         """The lane armed for the next delta ("text", "string", "gather", ...), or
         None: it will be read through the full path. For tests and debugging."""

@@ -56,6 +56,3 @@ def forced_json(grammar: Grammar) -> Grammar:
         reasoning=grammar.reasoning,
     )
 
-
-FORCED_JSON = forced_json(TEXT_ONLY)
-"""The forced answer of a grammar of no markup."""

@@ -7,9 +7,9 @@ from typing import Any
 
 from toolparse.engine.declare import Reasoning
 from toolparse.errors import InvalidOptionError
-from toolparse.fastpath.request import DEFAULT_TEMPLATE, PreparedRequest, prepare_request
 from toolparse.openai.chunks import CompletionStream, check_options, complete
 from toolparse.parser import StreamParser
+from toolparse.request import DEFAULT_TEMPLATE, PreparedRequest, prepare_request
 
 
 def _omitted(value: Any) -> bool:

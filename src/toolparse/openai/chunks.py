@@ -36,7 +36,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any
 
 from toolparse.errors import InvalidOptionError, ToolparseError
 from toolparse.events import (
@@ -51,8 +51,6 @@ from toolparse.events import (
 from toolparse.parser import StreamParser
 from toolparse.tools import Tool
 
-Mode = Literal["validated", "progressive"]
-OnError = Literal["content", "drop", "raise"]
 MODES = ("validated", "progressive")
 ON_ERROR = ("content", "drop", "raise")
 

@@ -17,10 +17,10 @@ from typing import Any
 
 from toolparse.engine.declare import Reasoning
 from toolparse.errors import InvalidOptionError
-from toolparse.fastpath.request import DEFAULT_TEMPLATE
 from toolparse.openai.calling import ToolCalling
 from toolparse.openai.chunks import CompletionStream
 from toolparse.openai.types import as_chunk, as_completion, chunk_dict, response_dict
+from toolparse.request import DEFAULT_TEMPLATE
 
 
 def wrap(

@@ -20,11 +20,11 @@ from typing import Any
 
 from toolparse.engine.declare import Reasoning
 from toolparse.errors import InvalidOptionError
-from toolparse.fastpath.choice import ForceTool, ToolChoice, function_tools, validate
-from toolparse.fastpath.schema import response_schema
 from toolparse.grammars import get_grammar
 from toolparse.grammars.reasoning import get_reasoning
 from toolparse.parser import StreamParser
+from toolparse.toolchoice.choice import ForceTool, ToolChoice, function_tools, validate
+from toolparse.toolchoice.schema import response_schema
 from toolparse.tools import Tool
 
 DEFAULT_TEMPLATE = "{tools_prompt}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from toolparse.fastpath.choice import (
+from toolparse.toolchoice.choice import (
     AnyTool,
     ForceTool,
     InvalidRequestError,

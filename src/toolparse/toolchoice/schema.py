@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from toolparse.fastpath.choice import ForceTool, InvalidRequestError, function_tools, validate
+from toolparse.toolchoice.choice import ForceTool, InvalidRequestError, function_tools, validate
 from toolparse.tools import Tool
 
 

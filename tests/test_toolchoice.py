@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from support import SHARED_CORPUS, calls_of, check_all, load_jsonl, run
 from toolparse import ToolCall, ToolCallDelta, ToolCallError, ToolCallStart, parse_text
-from toolparse.fastpath import ForceTool, InvalidRequestError, normalize_choice, response_schema, to_wire
+from toolparse.toolchoice import ForceTool, InvalidRequestError, normalize_choice, response_schema, to_wire
 
 FIXTURES = {"029": "openai", "030": "openai", "031": "openai", "036": "anthropic", "047": "gemini"}
 
