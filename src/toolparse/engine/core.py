@@ -154,7 +154,7 @@ class Engine:
         self._text_lane = Lane("text", None)  # (its sink is inlined in feed)
         self._line_lane = Lane("line start", None, self._at_line_start)
         self._reasoning_lane = Lane("reasoning", self._to_reasoning)
-        self._gather_lane = Lane("gather", self._to_gathered, self._closes_value)
+        self._gather_lane = Lane("gather", self._to_gathered, self._closes_value, unprintable=None)
         self._prefix_lane = Lane("prefix", None, self._lengthens_prefix)
         self._string_lane = Lane("string", self._to_string, self._string_piece, unprintable=ANY)
         self._gathered: list[str] = []  # (gather and prefix lanes) the deltas taken, not yet read
@@ -194,7 +194,11 @@ class Engine:
                     and lane.stop not in delta
                     and lane.stop2 not in delta
                     and (lane.more is None or lane.more.search(delta) is None)
-                    and (delta.isprintable() or lane.unprintable.search(delta) is None)
+                    and (
+                        delta.isprintable()
+                        or lane.unprintable is None
+                        or lane.unprintable.search(delta) is None
+                    )
                 ):
                     if lane is self._text_lane:  # (plain text as it stands: the hottest path, inlined)
                         self._offset += len(delta)

@@ -83,13 +83,15 @@ class Lane:
         sink: Sink | None,
         other: Other | None = None,
         *,
-        unprintable: re.Pattern[str] = SURROGATES,
+        unprintable: re.Pattern[str] | None = SURROGATES,
     ) -> None:
         self.name = name
         """What the lane is for ("text", "string", ...): shown by ``Engine.lane``."""
         self.sink: Sink = sink if sink is not None else _never
         self.other = other
         self.unprintable = unprintable
+        """What the lane cannot take among the characters ``str.isprintable``
+        rejects (None: it takes any: a gathering lane only delays them)."""
         self.stop = self.stop2 = EVERY
         self.more: re.Pattern[str] | None = None
         self.room = 0
