@@ -335,13 +335,9 @@ class JsonCallsReader(RegionReader):
             if state == _BODY:
                 call = block.call
                 assert isinstance(call, EnvelopeCall)
-                try:
-                    i = call.reader.feed(text, i)
-                except JsonSyntaxError as exc:
-                    call.flush()
-                    block.fail_json(call.error(None, exc.reason, exc.message), base + exc.index)
-                    return exc.index
-                call.flush()
+                i, broken = _read_json(block, call, text, i, base)
+                if broken:
+                    return i
                 if call.reader.done:
                     block.complete(base + i)
                     self.state = _BETWEEN
@@ -401,17 +397,28 @@ class JsonArgsReader(RegionReader):
             block.json_name = None
             self.in_body = True
         assert isinstance(call, JsonArgsCall)
-        try:
-            i = call.reader.feed(text, i)
-        except JsonSyntaxError as exc:
-            call.flush()
-            block.fail_json(call.error(None, exc.reason, exc.message), base + exc.index)
-            return exc.index
-        call.flush()
+        i, broken = _read_json(block, call, text, i, base)
+        if broken:
+            return i
         if call.reader.done:
             block.complete(base + i)
             block.goto(region.then, i, base)
         return i
+
+
+def _read_json(
+    block: Machine, call: EnvelopeCall | JsonArgsCall, text: str, i: int, base: int
+) -> tuple[int, bool]:
+    """Give ``text[i:]`` to the call's JSON reader: (where it stopped, False), or
+    (where the JSON broke, True) once the block is failed there."""
+    try:
+        i = call.reader.feed(text, i)
+    except JsonSyntaxError as exc:
+        call.flush()
+        block.fail_json(call.error(None, exc.reason, exc.message), base + exc.index)
+        return exc.index, True
+    call.flush()
+    return i, False
 
 
 READERS: Final[dict[int, type[RegionReader]]] = {
