@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from toolparse import Event, ReasoningDelta, TextDelta, ToolCall, ToolCallError
 from toolparse.invariants import check_all, check_reconciliation, covered_text, normalize, run
 
@@ -74,6 +76,17 @@ class Expect:
     errors: tuple[str, ...] = ()
     reasoning: str = ""
     options: dict[str, Any] = field(default_factory=dict)
+
+
+def case_params(case_ids: Iterable[str], faults: dict[str, str]) -> list[Any]:
+    """``case_ids`` for ``pytest.mark.parametrize``, those in ``faults`` marked as
+    strict expected failures that name the fault (a fixed fault fails the test)."""
+    return [
+        pytest.param(case_id, marks=pytest.mark.xfail(strict=True, reason=faults[case_id]))
+        if case_id in faults
+        else case_id
+        for case_id in case_ids
+    ]
 
 
 def check_source_case(

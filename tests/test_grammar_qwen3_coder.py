@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from support import ROOT, Expect, calls_of, check_all, check_source_case, errors_of, text_of
+from support import ROOT, Expect, calls_of, case_params, check_all, check_source_case, errors_of, text_of
 from toolparse import ToolCall, ToolCallError
 from toolparse.events import Event
 from toolparse.grammars import get_grammar
@@ -285,15 +285,7 @@ def test_every_fixture_case_has_an_expectation() -> None:
     assert set(FAULTS) <= set(EXPECT)
 
 
-@pytest.mark.parametrize(
-    "case_id",
-    [
-        pytest.param(case_id, marks=pytest.mark.xfail(strict=True, reason=FAULTS[case_id]))
-        if case_id in FAULTS
-        else case_id
-        for case_id in EXPECT
-    ],
-)
+@pytest.mark.parametrize("case_id", case_params(EXPECT, FAULTS))
 def test_source_case(case_id: str) -> None:
     expect = EXPECT[case_id]
     markers = tuple(m for m in MARKERS if m not in expect.text)

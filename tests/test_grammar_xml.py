@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from support import ROOT, Expect, calls_of, check_all, check_source_case, errors_of, text_of
+from support import ROOT, Expect, calls_of, case_params, check_all, check_source_case, errors_of, text_of
 from toolparse.events import Event
 from toolparse.grammars import get_grammar
 from toolparse.grammars.xml import FUZZ_TOOLS
@@ -238,15 +238,7 @@ def test_every_fixture_case_has_an_expectation() -> None:
     assert set(FAULTS) <= set(EXPECT)
 
 
-@pytest.mark.parametrize(
-    "case_id",
-    [
-        pytest.param(case_id, marks=pytest.mark.xfail(strict=True, reason=FAULTS[case_id]))
-        if case_id in FAULTS
-        else case_id
-        for case_id in EXPECT
-    ],
-)
+@pytest.mark.parametrize("case_id", case_params(EXPECT, FAULTS))
 def test_source_case(case_id: str) -> None:
     expect = EXPECT[case_id]
     check_source_case(GRAMMAR, CASES[case_id], expect, tools_for(case_id), markers_for(case_id, expect.text))
