@@ -128,7 +128,7 @@ def _name_breakers(lexicon: Lexicon, strip: bool) -> re.Pattern[str] | None:
     return re.compile(f"[{firsts}{re.escape(_NOT_IN_NAMES)}{spaces}]")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Block:
     """The regions of blocks that one closer ends."""
 

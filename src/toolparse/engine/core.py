@@ -31,9 +31,9 @@ import re
 from typing import Final
 
 from toolparse.engine.calls import CallContext, OpenString, Outcome
-from toolparse.engine.compile import CompiledGrammar
+from toolparse.engine.compile import Block, CompiledGrammar, COpener
 from toolparse.engine.declare import Reasoning
-from toolparse.engine.lanes import ALL, ANY, Lane, stops_of
+from toolparse.engine.lanes import ALL, ANY, EVERY, Lane, stops_of
 from toolparse.engine.lexicon import Hit
 from toolparse.engine.machine import Machine
 from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner
@@ -93,6 +93,7 @@ class Engine:
         "_lanes",
         "_line_lane",
         "_machine",
+        "_machines",
         "_max_call_chars",
         "_name_ends",
         "_offset",
@@ -140,7 +141,8 @@ class Engine:
         self._answered = grammar.start is None  # (a forced answer's block has begun)
         self._held = ""  # input a reader could not decide on yet: read again with the next delta
         self._high_surrogate = ""  # a UTF-16 pair's first half, waiting for its second
-        self._machine: Machine | None = None
+        self._machine: Machine | None = None  # the block being read
+        self._machines: dict[Block, Machine] = {}  # (a block reader per block kind, kept)
         self._raw = Pieces()  # the current block's raw text (from _raw_base on)
         self._raw_base = 0
         self._offset = 0  # stream position of the first character not yet in an event
@@ -151,10 +153,11 @@ class Engine:
         self._call_ends, self._name_ends = _gather_stops(grammar.call_ends)
         # -- the lanes (see toolparse.engine.lanes): one of each kind, at most one armed
         self._lanes = lanes
-        self._text_lane = Lane("text", None)  # (its sink is inlined in feed)
+        # (the sinks of the text and gather lanes, and a JSON string's, are inlined in feed)
+        self._text_lane = Lane("text", None)
         self._line_lane = Lane("line start", None, self._at_line_start)
         self._reasoning_lane = Lane("reasoning", self._to_reasoning)
-        self._gather_lane = Lane("gather", self._to_gathered, self._closes_value, unprintable=None)
+        self._gather_lane = Lane("gather", None, self._closes_value, unprintable=None)
         self._prefix_lane = Lane("prefix", None, self._lengthens_prefix)
         self._string_lane = Lane("string", self._to_string, self._string_piece, unprintable=ANY)
         self._gathered: list[str] = []  # (gather and prefix lanes) the deltas taken, not yet read
@@ -168,8 +171,7 @@ class Engine:
         self._kept = ""  # (string lane) text the next delta decides (an escape's backslash, a last line)
         self._first_characters = False  # a string value begins: its first characters are read
         if grammar.start is not None and not answer_later:  # the whole output is one block
-            self._machine = Machine(grammar.start, ctx, "")
-            self._answered = True
+            self._begin(grammar.start, "")
         self._lane: Lane | None = self._next_lane()
 
     @property
@@ -200,21 +202,35 @@ class Engine:
                         or lane.unprintable.search(delta) is None
                     )
                 ):
-                    if lane is self._text_lane:  # (plain text as it stands: the hottest path, inlined)
+                    # (the three busiest sinks are inlined: as calls they cost 5 to 10%)
+                    if lane is self._text_lane:  # plain text as it stands
                         self._offset += len(delta)
                         event = _new_event(TextDelta)
                         _set_text(event, delta)
                         return [event]
-                    taken = lane.sink(delta)
-                    if taken is not None:
-                        return taken
+                    if len(delta) > lane.room:
+                        return self._read(delta, True)
+                    lane.room -= len(delta)
+                    if lane is self._gather_lane:  # read later, with the delta that decides
+                        self._gathered.append(delta)
+                        return []
+                    if lane is not self._string_lane or self._string_value:
+                        return lane.sink(delta)
+                    run = self._string_run  # a JSON string's text: its own JSON
+                    run.append(delta)
+                    if len(run) >= _RUN:
+                        self._take_string_run()
+                    call_delta = _new_event(UnfrozenCallDelta)  # (new_call_delta, inlined)
+                    call_delta.index = self._string_index
+                    call_delta.id = self._string_id
+                    call_delta.arguments_delta = delta
+                    call_delta.__class__ = ToolCallDelta
+                    return [call_delta]
                 if lane.other is not None:
                     taken = lane.other(delta)
                     if taken is not None:
                         return taken
-                self._lane = None
-                delta = self._leave_lane(delta)
-            return self._read(delta)
+            return self._read(delta, lane is not None)
         except Exception as exc:
             raise self._latch(exc)  # noqa: B904 (the cause is set by _latch)
 
@@ -225,10 +241,9 @@ class Engine:
         self._closed = True
         out: list[Event] = []
         try:
-            self._lane = None
-            taken = self._leave_lane("")
-            if taken:  # (what the lane took is read as the delta it was, then the end)
-                self._run(taken, out, final=False)
+            if self._lane is not None:  # (what the lane took is read as the delta it was, then the end)
+                out = self._read("", after_lane=True)
+                self._lane = None
             self._run(self._high_surrogate, out, final=True)
             self._high_surrogate = ""
             self._end_of_stream(out)
@@ -264,9 +279,24 @@ class Engine:
 
     # -- the full path -------------------------------------------------------------------
 
-    def _read(self, delta: str) -> list[Event]:
+    def _read(self, delta: str, after_lane: bool = False) -> list[Event]:
         """Read ``delta`` through the scanner or the block's readers; then arm the
-        lane for the next delta."""
+        lane for the next delta. ``after_lane``: the lane armed is left, and what it
+        took and gave no reader (gathered deltas, a string's run and kept text) is
+        read first, together with ``delta``."""
+        if after_lane:
+            self._lane = None
+            self._closes_once = False
+            if self._string_run:
+                self._take_string_run()
+            if self._kept:
+                delta = self._kept + delta
+                self._kept = ""
+            if self._gathered:
+                gathered = self._gathered
+                gathered.append(delta)
+                delta = "".join(gathered)
+                gathered.clear()
         if self._high_surrogate:
             delta = self._high_surrogate + delta
             self._high_surrogate = ""
@@ -330,22 +360,6 @@ class Engine:
             return self._gather_lane.arm_pattern(*name)
         return None
 
-    def _leave_lane(self, delta: str) -> str:
-        """What the lane took and has not given to a reader (gathered deltas, a
-        string's run and kept text), then ``delta``: the full path reads them together."""
-        if self._string_run:
-            self._take_string_run()
-        if self._kept:
-            delta = self._kept + delta
-            self._kept = ""
-        self._closes_once = False
-        if not self._gathered:
-            return delta
-        gathered = self._gathered
-        gathered.append(delta)
-        self._gathered = []
-        return "".join(gathered)
-
     # -- the sinks and second looks of the lanes --------------------------------------
 
     def _at_line_start(self, delta: str) -> list[Event] | None:
@@ -363,23 +377,15 @@ class Engine:
         self._offset += len(delta)
         return [new_reasoning_delta(delta, delta)]
 
-    def _to_gathered(self, delta: str) -> list[Event] | None:
-        """(gather lane) Inside a committed call (see Machine.in_committed_call), a
-        delta that cannot end it is only gathered, up to _GATHER characters: the
-        machine then reads them in one go. The events are the same, at most
-        _GATHER characters later; a small call costs a few reads instead of one
-        per delta. So is a name being read before any call is announced (see
-        Machine.name_room), up to its limit."""
-        lane = self._gather_lane
-        if len(delta) > lane.room:
-            return None
-        lane.room -= len(delta)
-        self._gathered.append(delta)
-        return []
-
     def _closes_value(self, delta: str) -> list[Event] | None:
         """(gather lane, in a value) A delta that only completes one of the value's
-        closing tags (see Machine.only_closes_value) is gathered too, once."""
+        closing tags (see Machine.only_closes_value) is gathered too, once. (The
+        gather lane's sink is inlined in feed: inside a committed call (see
+        Machine.in_committed_call), a delta that cannot end it is only gathered, up
+        to _GATHER characters, and the machine reads them in one go: the events are
+        the same, at most _GATHER characters later, and a small call costs a few
+        reads instead of one per delta. So is a name being read before any call is
+        announced (see Machine.name_room), up to its limit.)"""
         machine = self._machine
         lane = self._gather_lane
         if not self._closes_once or machine is None or len(delta) > lane.room:
@@ -389,7 +395,9 @@ class Engine:
         assert lane.more is not None
         if not machine.only_closes_value(gathered + delta, len(gathered), lane.more):
             return None
-        return self._to_gathered(delta)
+        lane.room -= len(delta)
+        self._gathered.append(delta)
+        return []
 
     def _lengthens_prefix(self, delta: str) -> list[Event] | None:
         """(prefix lane) Held text that may be a terminal: a delta that only
@@ -414,19 +422,16 @@ class Engine:
             self._string_stops = _JSON_STRING_STOPS if string.piece is None else _VALUE_STOPS
         return self._string_lane.arm(self._string_stops, self._max_call_chars - self._raw.length)
 
-    def _to_string(self, delta: str) -> list[Event] | None:
-        """(string lane) Plain text inside a string argument: its JSON is itself,
-        taken into the run (joined into the call's arguments a run at a time)."""
-        lane = self._string_lane
-        if len(delta) > lane.room:
-            return None
-        lane.room -= len(delta)
+    def _to_string(self, delta: str) -> list[Event]:
+        """(string lane, a value) Plain text inside a value that streams as a string:
+        taken into the run as it is, its JSON into the arguments (both joined into
+        the call a run at a time). (A JSON string's text is its own JSON: feed takes
+        it inline.)"""
         run = self._string_run
         run.append(delta)
-        if self._string_value:  # (a value's text, JSON-escaped)
-            if '"' in delta or "\\" in delta:
-                delta = _encode_json(delta)[1:-1]
-            self._string_args.append(delta)
+        if '"' in delta or "\\" in delta:
+            delta = _encode_json(delta)[1:-1]
+        self._string_args.append(delta)
         if len(run) >= _RUN:
             self._take_string_run()
         call_delta = _new_event(UnfrozenCallDelta)  # (new_call_delta, inlined)
@@ -465,10 +470,10 @@ class Engine:
         if piece is None or room < 0:
             return None if value_piece is None else self._ends_value(delta)
         if kept or self._kept:  # (while text is kept, every delta is decided here)
-            lane.arm(ALL if kept else self._string_stops, room + len(kept))
+            lane.stop = EVERY if kept else self._string_stops[0]
             self._kept = kept
-        else:
-            lane.room = room
+            room += len(kept)
+        lane.room = room
         if not piece:
             return []
         run = self._string_run
@@ -555,8 +560,7 @@ class Engine:
                         scanner.leave_reasoning()
                 elif key is ANSWER:  # a forced answer begins
                     assert self._grammar.start is not None
-                    self._machine = Machine(self._grammar.start, self._ctx, "")
-                    self._answered = True
+                    self._begin(self._grammar.start, "")
                 else:
                     i = self._open(text, hit, out)
                     continue
@@ -622,11 +626,22 @@ class Engine:
             key, name = self._scanner.spelled[key]
         spec = self._grammar.opener_steps[key]
         if spec.again:  # (bare JSON's "{": the block's reader reads it)
-            self._machine = Machine(spec, self._ctx, name, 0)
+            self._begin(spec, name)
             return hit.start
         self._raw.append(text[hit.start : hit.end])
-        self._machine = Machine(spec, self._ctx, name, hit.end - hit.start)
+        self._begin(spec, name, hit.end - hit.start)
         return hit.end
+
+    def _begin(self, opener: COpener, name: str, at: int = 0) -> None:
+        """A block begins after ``opener``: read by the block reader of its kind
+        (one per kind, kept from block to block with its region readers)."""
+        machine = self._machines.get(opener.block)
+        if machine is None:
+            machine = self._machines[opener.block] = Machine(opener.block, self._ctx)
+        self._machine = machine
+        if opener is self._grammar.start:
+            self._answered = True
+        machine.begin(opener, name, at)
 
     # -- block endings --------------------------------------------------------------------
 
@@ -652,8 +667,7 @@ class Engine:
     def _end_of_stream(self, out: list[Event]) -> None:
         if not self._answered and self._machine is None:  # a forced answer that never began (or held no call)
             assert self._grammar.start is not None
-            self._machine = Machine(self._grammar.start, self._ctx, "")
-            self._answered = True
+            self._begin(self._grammar.start, "")
         machine = self._machine
         while machine is not None:
             end = self._raw_base + self._raw.length

@@ -38,6 +38,7 @@ from toolparse.engine.compile import (
     TO_FAIL,
     TO_REJECT,
     VALUE,
+    Block,
     COpener,
     CStep,
 )
@@ -83,10 +84,23 @@ class Machine:
         "waiting",
     )
 
-    def __init__(self, opener: COpener, ctx: CallContext, name: str, at: int = 0) -> None:
-        self._block = opener.block
-        self._regions = opener.block.regions
+    def __init__(self, block: Block, ctx: CallContext) -> None:
+        self._block = block
+        self._regions = block.regions
         self.ctx = ctx
+        self._xml = block.xml
+        self._literal = block.literal
+        self._pending: list[str] = []  # value text read before its call began
+        self._outcomes: list[Outcome] = []
+        # each region's reader (made when first entered: kept for the next block of
+        # this kind, as the engine keeps its machine), and the skip region's
+        self._readers: list[RegionReader | None] = [None] * len(self._regions)
+        self._skip_reader: RegionReader | None = None
+
+    def begin(self, opener: COpener, name: str, at: int = 0) -> None:
+        """Begin reading a block after ``opener`` (its ``name``, if it names a tool;
+        ``at``: the opener's length). Everything a block reads is set afresh here:
+        one machine reads every block of its kind in turn."""
         self._lenient = opener.lenient
         self.call: Call | None = None
         """The call being read."""
@@ -99,12 +113,10 @@ class Machine:
         """The member's text streams as a string."""
         self.value: ValueReader | None = None
         """The value being read (made by its region's reader)."""
-        self._pending: list[str] = []  # value text read before its call began
+        self._pending.clear()
         self._properties: Any = False  # the called tool's property names (False: not looked up)
-        self._outcomes: list[Outcome] = []
+        self._outcomes = []
         self._error: Outcome | None = None  # ends the block's outcomes, once it ends
-        self._xml = opener.block.xml
-        self._literal = opener.block.literal
         self._stop = False
         self.waiting = False
         """The last :meth:`feed` stopped where more text is needed to decide."""
@@ -118,9 +130,6 @@ class Machine:
         """Where the markup broke, once it has."""
         self.last_end = 0
         """Where the last complete call or error ended."""
-        # each region's reader (made when first entered), and the skip region's
-        self._readers: list[RegionReader | None] = [None] * len(self._regions)
-        self._skip_reader: RegionReader | None = None
         self._region = self._regions[opener.region]
         self._reader = self._enter(opener.region)
         if opener.step is not None:  # (taken at ``at``, the end of the opener)

@@ -55,4 +55,3 @@ def forced_json(grammar: Grammar) -> Grammar:
         start="forced answer",
         reasoning=grammar.reasoning,
     )
-
