@@ -46,15 +46,6 @@ from toolparse.engine.lexicon import Lexicon
 from toolparse.engine.value import Condition
 from toolparse.events import ErrorReason
 
-# region kinds
-SPACE: Final = 0
-NAME: Final = 1
-JSON_CALLS: Final = 2
-JSON_ARGS: Final = 3
-VALUE: Final = 4
-SKIP: Final = 5
-LITERAL: Final = 6
-
 # where a step goes besides a region (regions are numbered from 0)
 TO_END: Final = -1
 TO_BEFORE: Final = -2
@@ -89,33 +80,80 @@ class CStep:
 
 @dataclass(slots=True)
 class CRegion:
-    """A compiled region."""
+    """A compiled region: what every kind has. Each kind of region is a class of
+    its own (below), read by the reader of its kind (``toolparse.engine.regions``)."""
 
     name: str
-    kind: int
     lexicon: Lexicon
     steps: dict[TermLike, CStep] = field(default_factory=dict)
-    chars: dict[str, CStep] = field(default_factory=dict)
     otherwise: CStep | None = None
     at_end: CStep | None = None
-    then: int = TO_END  # (JSON readers) where reading goes on
-    separators: str = ","
-    conditions: dict[TermLike, Condition] = field(default_factory=dict)  # (values)
-    xml: bool = False
-    nest: dict[TermLike, TermLike] = field(default_factory=dict)  # (values) opener -> closer
-    nest_at_line_start: bool = False
-    keep_newlines: bool = False
-    balanced: bool = False
+
+
+@dataclass(slots=True)
+class CSpace(CRegion):
+    """Whitespace between terminals; other characters take their step."""
+
+    chars: dict[str, CStep] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class CName(CRegion):
+    """A name, up to the terminal that ends it."""
+
     max_len: int = 128
     strip: bool = False
     declared: bool = False
-    # (literals) what needs a look outside strings; (names) what may end the name or
-    # make it bad (None: anything may, as a property name's end may begin anywhere)
     pattern: re.Pattern[str] | None = None
-    # (values) the closing tags that end the value but not the call, and whether the
-    # key's own closing tag does (see Machine.only_closes_value)
+    """What may end the name or make it bad (None: anything may, as a property
+    name's end may begin anywhere)."""
+
+
+@dataclass(slots=True)
+class CJsonCalls(CRegion):
+    """JSON call objects: one, an array, or several separated by ``separators``."""
+
+    then: int = TO_END
+    """Where reading goes on after the calls."""
+    separators: str = ","
+
+
+@dataclass(slots=True)
+class CJsonArgs(CRegion):
+    """One JSON arguments object."""
+
+    then: int = TO_END
+    """Where reading goes on after it."""
+
+
+@dataclass(slots=True)
+class CValue(CRegion):
+    """A parameter's value."""
+
+    conditions: dict[TermLike, Condition] = field(default_factory=dict)
+    xml: bool = False
+    nest: dict[TermLike, TermLike] = field(default_factory=dict)  # opener -> closer
+    nest_at_line_start: bool = False
+    keep_newlines: bool = False
+    balanced: bool = False
     closers: tuple[str, ...] = ()
+    """The closing tags that end the value but not the call (see
+    Machine.only_closes_value)."""
     closed_by_key: bool = False
+    """The key's own closing tag ends the value but not the call."""
+
+
+@dataclass(slots=True)
+class CSkip(CRegion):
+    """Anything, up to the next terminal (a broken block's rest)."""
+
+
+@dataclass(slots=True)
+class CLiteral(CRegion):
+    """A Python literal, up to a terminal character outside strings and brackets."""
+
+    pattern: re.Pattern[str] | None = None
+    """What needs a look outside strings."""
 
 
 def _name_breakers(lexicon: Lexicon, strip: bool) -> re.Pattern[str] | None:
@@ -232,9 +270,9 @@ def _compile(grammar: Grammar) -> CompiledGrammar:
             skip_terms: dict[TermLike, CStep] = {t: CStep(TO_BEFORE) for t in opener_terms}
             if closer is not None:
                 skip_terms[closer] = CStep(TO_END)
-            skip = CRegion("skip", SKIP, Lexicon(skip_terms), skip_terms)
-            xml = any(r.kind == VALUE and r.xml for r in regions)
-            literal = any(r.kind == LITERAL for r in regions)
+            skip = CSkip("skip", Lexicon(skip_terms), skip_terms)
+            xml = any(isinstance(r, CValue) and r.xml for r in regions)
+            literal = any(isinstance(r, CLiteral) for r in regions)
             blocks[closer] = Block(closer, regions, skip, xml, literal)
         return blocks[closer]
 
@@ -306,21 +344,12 @@ def _region(
     if isinstance(region, Space):
         steps = resolve(region.on)
         chars = {c: one(s) for c, s in region.chars.items()}
-        return CRegion(
-            name,
-            SPACE,
-            Lexicon(steps),
-            steps,
-            chars,
-            one(region.otherwise),
-            at_end(region.at_end),
-        )
+        return CSpace(name, Lexicon(steps), steps, one(region.otherwise), at_end(region.at_end), chars)
     if isinstance(region, Name):
         steps = resolve(region.on)
         lexicon = Lexicon(steps)
-        return CRegion(
+        return CName(
             name,
-            NAME,
             lexicon,
             steps,
             otherwise=one(region.otherwise),
@@ -332,12 +361,11 @@ def _region(
         )
     if isinstance(region, (JsonCalls, JsonArgs)):
         then = _target(region.then, index)
-        kind = JSON_CALLS if isinstance(region, JsonCalls) else JSON_ARGS
-        compiled = CRegion(name, kind, Lexicon(()), then=then)
         if isinstance(region, JsonCalls):
-            compiled.otherwise = one(region.otherwise)
-            compiled.separators = region.separators
-        return compiled
+            return CJsonCalls(
+                name, Lexicon(()), otherwise=one(region.otherwise), then=then, separators=region.separators
+            )
+        return CJsonArgs(name, Lexicon(()), then=then)
     if isinstance(region, Value):
         steps = resolve(region.on)
         conditions: dict[TermLike, Condition] = {}
@@ -357,9 +385,8 @@ def _region(
             for opening in _terms(term, closer, openers)
             for closing in _terms(end, closer, openers)
         }
-        return CRegion(
+        return CValue(
             name,
-            VALUE,
             Lexicon([*steps, *nest, *nest.values()]),
             steps,
             at_end=at_end(region.at_end),
@@ -382,7 +409,7 @@ def _region(
                 raise ValueError(f"{name}: a literal ends at single characters, not {term!r}")
         ends: dict[TermLike, CStep] = {term: one(step) for term, step in region.on.items()}
         pattern = re.compile("[" + re.escape("\"'()[]{}" + "".join(region.on)) + "]")
-        return CRegion(name, LITERAL, Lexicon(()), ends, at_end=at_end(region.at_end), pattern=pattern)
+        return CLiteral(name, Lexicon(()), ends, at_end=at_end(region.at_end), pattern=pattern)
     raise TypeError(f"not a region: {region!r}")
 
 

@@ -31,16 +31,16 @@ from toolparse.engine.calls import (
     Outcome,
 )
 from toolparse.engine.compile import (
-    JSON_ARGS,
-    JSON_CALLS,
     TO_BEFORE,
     TO_END,
     TO_FAIL,
     TO_REJECT,
-    VALUE,
     Block,
+    CJsonArgs,
+    CJsonCalls,
     COpener,
     CStep,
+    CValue,
 )
 from toolparse.engine.lexicon import Hit
 from toolparse.engine.regions import READERS, RegionReader
@@ -94,8 +94,8 @@ class Machine:
         self._outcomes: list[Outcome] = []
         # each region's reader (made when first entered: kept for the next block of
         # this kind, as the engine keeps its machine), and the skip region's
-        self._readers: list[RegionReader | None] = [None] * len(self._regions)
-        self._skip_reader: RegionReader | None = None
+        self._readers: list[RegionReader[Any] | None] = [None] * len(self._regions)
+        self._skip_reader: RegionReader[Any] | None = None
 
     def begin(self, opener: COpener, name: str, at: int = 0) -> None:
         """Begin reading a block after ``opener`` (its ``name``, if it names a tool;
@@ -175,7 +175,7 @@ class Machine:
         """A string value has begun and none of its text is read yet: the engine
         reads the next delta (a string streams from its first characters)."""
         value = self.value
-        return value is not None and self.streams and self._region.kind == VALUE and value.fresh
+        return value is not None and self.streams and type(self._region) is CValue and value.fresh
 
     def open_string(self) -> OpenString | None:
         """Inside a string that streams: the engine's string lane may take a
@@ -183,8 +183,8 @@ class Machine:
         call = self.call
         if call is None or not call.started:
             return None
-        kind = self._region.kind
-        if kind == VALUE:
+        kind = type(self._region)
+        if kind is CValue:
             value = self.value
             if value is None or not value.plain:
                 return None
@@ -196,14 +196,14 @@ class Machine:
                 args, index, call_id, _, _ = path
                 opened = value.opened = OpenString(args, index, call_id, value.breakers, value.fast_piece)
             return opened
-        if (kind == JSON_CALLS and self._reader.in_body) or kind == JSON_ARGS:
+        if (kind is CJsonCalls and self._reader.in_body) or kind is CJsonArgs:
             return call.open_string()
         return None
 
     @property
     def in_value(self) -> bool:
         """A value region is being read."""
-        return self._region.kind == VALUE
+        return type(self._region) is CValue
 
     def only_closes_value(self, text: str, start: int, stops: re.Pattern[str]) -> bool:
         """Reading a value: the first of ``stops`` in ``text[start:]`` is the ``>``
@@ -214,7 +214,7 @@ class Machine:
         markup that follows), and no call ends or string begins (the engine
         gathers such a delta)."""
         region = self._region
-        if region.kind != VALUE:
+        if not isinstance(region, CValue):
             return False
         closers = region.closers
         if region.closed_by_key and self._key is not None:
@@ -405,13 +405,13 @@ class Machine:
         self._region = self._regions[index]
         self._reader = self._enter(index)
 
-    def _enter(self, index: int) -> RegionReader:
+    def _enter(self, index: int) -> RegionReader[Any]:
         """The reader of the region ``index`` (-1: the skip region), entered (made
         when first entered)."""
         reader = self._readers[index] if index >= 0 else self._skip_reader
         if reader is None:
             region = self._regions[index] if index >= 0 else self._block.skip
-            reader = READERS[region.kind](self, region)
+            reader = READERS[type(region)](self, region)
             if index >= 0:
                 self._readers[index] = reader
             else:

@@ -17,23 +17,23 @@ given the same characters again with the next delta.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from toolparse.engine.calls import EnvelopeCall, JsonArgsCall
 from toolparse.engine.compile import (
-    JSON_ARGS,
-    JSON_CALLS,
-    LITERAL,
-    NAME,
     NOT_NAME,
     NOT_NAME_STRIPPED,
-    SKIP,
-    SPACE,
     TO_REJECT,
     TO_STAY,
-    VALUE,
+    CJsonArgs,
+    CJsonCalls,
+    CLiteral,
+    CName,
     CRegion,
+    CSkip,
+    CSpace,
     CStep,
+    CValue,
 )
 from toolparse.engine.value import ValueReader
 from toolparse.readers.json import JsonSyntaxError
@@ -52,13 +52,17 @@ _BODY = 1  # inside a call object
 _BETWEEN = 2  # after a call object
 
 
-class RegionReader:
-    """Reads one region of a block. One instance per region of a block, made
-    when the region is first entered; :meth:`enter` starts it afresh."""
+R = TypeVar("R", bound=CRegion)
+
+
+class RegionReader(Generic[R]):
+    """Reads one region (of the compiled kind ``R``) of a block. One instance per
+    region of a block reader, made when the region is first entered; :meth:`enter`
+    starts it afresh."""
 
     __slots__ = ("block", "region")
 
-    def __init__(self, block: Machine, region: CRegion) -> None:
+    def __init__(self, block: Machine, region: R) -> None:
         self.block = block
         self.region = region
 
@@ -84,7 +88,7 @@ class RegionReader:
         return None
 
 
-class SpaceReader(RegionReader):
+class SpaceReader(RegionReader[CSpace]):
     """Whitespace between terminals; any other character takes its step
     (``chars``, or ``otherwise``)."""
 
@@ -113,7 +117,7 @@ class SpaceReader(RegionReader):
         return block.step(region.steps[hit.key], hit.start, hit.end, hit, base)
 
 
-class SkipReader(RegionReader):
+class SkipReader(RegionReader[CSkip]):
     """Anything, up to the next terminal (a broken block's rest, up to its end)."""
 
     __slots__ = ()
@@ -132,12 +136,12 @@ class SkipReader(RegionReader):
         return block.step(region.steps[hit.key], hit.start, hit.end, hit, base)
 
 
-class NameReader(RegionReader):
+class NameReader(RegionReader[CName]):
     """A name (a function's, a parameter's), up to the terminal that ends it."""
 
     __slots__ = ("parts",)
 
-    def __init__(self, block: Machine, region: CRegion) -> None:
+    def __init__(self, block: Machine, region: CName) -> None:
         super().__init__(block, region)
         self.parts: list[str] = []
 
@@ -196,7 +200,7 @@ class NameReader(RegionReader):
         return block.step(region.steps[hit.key], hit.start, hit.end, hit, base)
 
 
-class ValueRegionReader(RegionReader):
+class ValueRegionReader(RegionReader[CValue]):
     """A parameter's value, read by a :class:`~toolparse.engine.value.ValueReader`
     (made afresh for each value: see Machine.value)."""
 
@@ -233,12 +237,12 @@ class ValueRegionReader(RegionReader):
         return block.step(region.steps[hit.key], hit.start, hit.end, hit, base)
 
 
-class LiteralReader(RegionReader):
+class LiteralReader(RegionReader[CLiteral]):
     """A Python literal, up to a terminal character outside strings and brackets."""
 
     __slots__ = ("depth", "escape", "quiet_until", "quote")
 
-    def __init__(self, block: Machine, region: CRegion) -> None:
+    def __init__(self, block: Machine, region: CLiteral) -> None:
         super().__init__(block, region)
         self.depth = 0  # brackets open
         self.quote = ""  # the quote of the string it is in
@@ -312,13 +316,13 @@ class LiteralReader(RegionReader):
         return i
 
 
-class JsonCallsReader(RegionReader):
+class JsonCallsReader(RegionReader[CJsonCalls]):
     """JSON call objects (``{"name": ..., "arguments": ...}``): one, an array of
     them, or several separated by ``separators``."""
 
     __slots__ = ("in_array", "in_body", "state")
 
-    def __init__(self, block: Machine, region: CRegion) -> None:
+    def __init__(self, block: Machine, region: CJsonCalls) -> None:
         super().__init__(block, region)
         self.enter()
 
@@ -369,12 +373,12 @@ class JsonCallsReader(RegionReader):
         return n
 
 
-class JsonArgsReader(RegionReader):
+class JsonArgsReader(RegionReader[CJsonArgs]):
     """One JSON object, the arguments of a call already named."""
 
     __slots__ = ("in_body",)
 
-    def __init__(self, block: Machine, region: CRegion) -> None:
+    def __init__(self, block: Machine, region: CJsonArgs) -> None:
         super().__init__(block, region)
         self.in_body = False
 
@@ -421,13 +425,13 @@ def _read_json(
     return i, False
 
 
-READERS: Final[dict[int, type[RegionReader]]] = {
-    SPACE: SpaceReader,
-    NAME: NameReader,
-    JSON_CALLS: JsonCallsReader,
-    JSON_ARGS: JsonArgsReader,
-    VALUE: ValueRegionReader,
-    SKIP: SkipReader,
-    LITERAL: LiteralReader,
+READERS: Final[dict[type[CRegion], type[RegionReader[Any]]]] = {
+    CSpace: SpaceReader,
+    CName: NameReader,
+    CJsonCalls: JsonCallsReader,
+    CJsonArgs: JsonArgsReader,
+    CValue: ValueRegionReader,
+    CSkip: SkipReader,
+    CLiteral: LiteralReader,
 }
-"""The reader of each region kind (``CRegion.kind``)."""
+"""The reader of each compiled region kind."""
