@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from toolparse.engine.declare import (
     BEFORE,
@@ -319,6 +319,32 @@ def _proper_prefixes(literals: Iterable[str]) -> frozenset[str]:
     return frozenset(t[:k] for t in literals for k in range(1, len(t)))
 
 
+@dataclass(frozen=True, slots=True)
+class _Resolver:
+    """Resolves a region's steps and terminals for the block of one closer."""
+
+    regions: Mapping[str, Region]
+    index: Mapping[str, int]
+    closer: TermLike | None
+    openers: tuple[TermLike, ...]
+
+    def one(self, step: Step) -> CStep:
+        return _step(step, self.index, self.regions)
+
+    def at_end(self, step: Step | None) -> CStep | None:
+        return None if step is None else self.one(step)
+
+    def terms(self, term: TermLike) -> tuple[TermLike, ...]:
+        return _terms(term, self.closer, self.openers)
+
+    def steps(self, steps: Mapping[TermLike, Step]) -> dict[TermLike, CStep]:
+        resolved: dict[TermLike, CStep] = {}
+        for term, step in steps.items():
+            for real in self.terms(term):
+                resolved.setdefault(real, self.one(step))
+        return resolved
+
+
 def _region(
     name: str,
     regions: Mapping[str, Region],
@@ -327,90 +353,99 @@ def _region(
     openers: tuple[TermLike, ...],
 ) -> CRegion:
     region = regions[name]
+    compiler = _COMPILERS.get(type(region))
+    if compiler is None:
+        raise TypeError(f"not a region: {region!r}")
+    return compiler(name, region, _Resolver(regions, index, closer, openers))
 
-    def one(step: Step) -> CStep:
-        return _step(step, index, regions)
 
-    def resolve(steps: Mapping[TermLike, Step]) -> dict[TermLike, CStep]:
-        resolved: dict[TermLike, CStep] = {}
-        for term, step in steps.items():
-            for real in _terms(term, closer, openers):
-                resolved.setdefault(real, one(step))
-        return resolved
+def _space(name: str, region: Space, r: _Resolver) -> CRegion:
+    steps = r.steps(region.on)
+    chars = {c: r.one(s) for c, s in region.chars.items()}
+    return CSpace(name, Lexicon(steps), steps, r.one(region.otherwise), r.at_end(region.at_end), chars)
 
-    def at_end(step: Step | None) -> CStep | None:
-        return None if step is None else one(step)
 
-    if isinstance(region, Space):
-        steps = resolve(region.on)
-        chars = {c: one(s) for c, s in region.chars.items()}
-        return CSpace(name, Lexicon(steps), steps, one(region.otherwise), at_end(region.at_end), chars)
-    if isinstance(region, Name):
-        steps = resolve(region.on)
-        lexicon = Lexicon(steps)
-        return CName(
-            name,
-            lexicon,
-            steps,
-            otherwise=one(region.otherwise),
-            at_end=at_end(region.at_end),
-            max_len=region.max_len,
-            strip=region.strip,
-            declared=region.declared,
-            pattern=_name_breakers(lexicon, region.strip),
-        )
-    if isinstance(region, (JsonCalls, JsonArgs)):
-        then = _target(region.then, index)
-        if isinstance(region, JsonCalls):
-            return CJsonCalls(
-                name, Lexicon(()), otherwise=one(region.otherwise), then=then, separators=region.separators
+def _name(name: str, region: Name, r: _Resolver) -> CRegion:
+    steps = r.steps(region.on)
+    lexicon = Lexicon(steps)
+    return CName(
+        name,
+        lexicon,
+        steps,
+        otherwise=r.one(region.otherwise),
+        at_end=r.at_end(region.at_end),
+        max_len=region.max_len,
+        strip=region.strip,
+        declared=region.declared,
+        pattern=_name_breakers(lexicon, region.strip),
+    )
+
+
+def _json_calls(name: str, region: JsonCalls, r: _Resolver) -> CRegion:
+    then = _target(region.then, r.index)
+    otherwise = r.one(region.otherwise)
+    return CJsonCalls(name, Lexicon(()), otherwise=otherwise, then=then, separators=region.separators)
+
+
+def _json_args(name: str, region: JsonArgs, r: _Resolver) -> CRegion:
+    return CJsonArgs(name, Lexicon(()), then=_target(region.then, r.index))
+
+
+def _value(name: str, region: Value, r: _Resolver) -> CRegion:
+    steps = r.steps(region.on)
+    conditions: dict[TermLike, Condition] = {}
+    for term, step in region.on.items():
+        if isinstance(step, Go) and (step.confirm or step.line_start):
+            confirm = [c for t in step.confirm if t is not END_OF_STREAM for c in r.terms(t)]
+            condition = Condition(
+                Lexicon(confirm) if confirm else None, END_OF_STREAM in step.confirm, step.line_start
             )
-        return CJsonArgs(name, Lexicon(()), then=then)
-    if isinstance(region, Value):
-        steps = resolve(region.on)
-        conditions: dict[TermLike, Condition] = {}
-        for term, step in region.on.items():
-            if isinstance(step, Go) and (step.confirm or step.line_start):
-                confirm = [
-                    c for t in step.confirm if t is not END_OF_STREAM for c in _terms(t, closer, openers)
-                ]
-                condition = Condition(
-                    Lexicon(confirm) if confirm else None, END_OF_STREAM in step.confirm, step.line_start
-                )
-                for real in _terms(term, closer, openers):
-                    conditions[real] = condition
-        nest = {
-            opening: closing
-            for term, end in region.nest.items()
-            for opening in _terms(term, closer, openers)
-            for closing in _terms(end, closer, openers)
-        }
-        return CValue(
-            name,
-            Lexicon([*steps, *nest, *nest.values()]),
-            steps,
-            at_end=at_end(region.at_end),
-            conditions=conditions,
-            xml=region.xml,
-            nest=nest,
-            nest_at_line_start=region.nest_at_line_start,
-            keep_newlines=region.keep_newlines,
-            balanced=region.balanced,
-            closers=tuple(
-                t
-                for t, step in steps.items()
-                if isinstance(t, str) and t.startswith("</") and t.endswith(">") and not step.end_call
-            ),
-            closed_by_key=KEY_CLOSE_TAG in steps and not steps[KEY_CLOSE_TAG].end_call,
-        )
-    if isinstance(region, Literal):
-        for term in region.on:
-            if not isinstance(term, str) or len(term) != 1 or term in "\"'\\([{":
-                raise ValueError(f"{name}: a literal ends at single characters, not {term!r}")
-        ends: dict[TermLike, CStep] = {term: one(step) for term, step in region.on.items()}
-        pattern = re.compile("[" + re.escape("\"'()[]{}" + "".join(region.on)) + "]")
-        return CLiteral(name, Lexicon(()), ends, at_end=at_end(region.at_end), pattern=pattern)
-    raise TypeError(f"not a region: {region!r}")
+            for real in r.terms(term):
+                conditions[real] = condition
+    nest = {
+        opening: closing
+        for term, end in region.nest.items()
+        for opening in r.terms(term)
+        for closing in r.terms(end)
+    }
+    return CValue(
+        name,
+        Lexicon([*steps, *nest, *nest.values()]),
+        steps,
+        at_end=r.at_end(region.at_end),
+        conditions=conditions,
+        xml=region.xml,
+        nest=nest,
+        nest_at_line_start=region.nest_at_line_start,
+        keep_newlines=region.keep_newlines,
+        balanced=region.balanced,
+        closers=tuple(
+            t
+            for t, step in steps.items()
+            if isinstance(t, str) and t.startswith("</") and t.endswith(">") and not step.end_call
+        ),
+        closed_by_key=KEY_CLOSE_TAG in steps and not steps[KEY_CLOSE_TAG].end_call,
+    )
+
+
+def _literal(name: str, region: Literal, r: _Resolver) -> CRegion:
+    for term in region.on:
+        if not isinstance(term, str) or len(term) != 1 or term in "\"'\\([{":
+            raise ValueError(f"{name}: a literal ends at single characters, not {term!r}")
+    ends: dict[TermLike, CStep] = {term: r.one(step) for term, step in region.on.items()}
+    pattern = re.compile("[" + re.escape("\"'()[]{}" + "".join(region.on)) + "]")
+    return CLiteral(name, Lexicon(()), ends, at_end=r.at_end(region.at_end), pattern=pattern)
+
+
+_COMPILERS: Final[dict[type[Region], Callable[[str, Any, _Resolver], CRegion]]] = {
+    Space: _space,
+    Name: _name,
+    JsonCalls: _json_calls,
+    JsonArgs: _json_args,
+    Value: _value,
+    Literal: _literal,
+}
+"""The compiler of each kind of region declaration."""
 
 
 def _terms(term: TermLike, closer: TermLike | None, openers: tuple[TermLike, ...]) -> tuple[TermLike, ...]:

@@ -185,9 +185,7 @@ class Engine:
     def feed(self, delta: str) -> list[Event]:
         """Parse the next piece of model output; return the events it completes."""
         lane = self._lane
-        if (lane is None or type(delta) is not str) and (
-            self._broken is not None or self._closed or not isinstance(delta, str)
-        ):
+        if lane is None or type(delta) is not str:  # (a lane is never armed on a closed or broken parser)
             self._refuse(delta, "feed() called after close(): this parser is finished")
         try:
             if lane is not None:
@@ -254,15 +252,14 @@ class Engine:
     # -- the error boundary -------------------------------------------------------------
 
     def _refuse(self, delta: object, closed: str) -> None:
-        """Raise the caller's mistake: a parser broken or closed (``closed`` says
-        which call came too late), or a delta not a ``str``. (A lane is never
-        armed on a closed or broken parser: on a lane, only the delta's type is
-        checked.)"""
+        """Raise the caller's mistake, if any: a parser broken or closed (``closed``
+        says which call came too late), or a delta not a ``str``."""
         if self._broken is not None:
             raise self._broken
         if self._closed:
             raise StreamClosedError(closed)
-        raise TypeError(f"feed() takes str, not {type(delta).__name__}")
+        if not isinstance(delta, str):
+            raise TypeError(f"feed() takes str, not {type(delta).__name__}")
 
     def _latch(self, exc: Exception) -> ToolparseError:
         """Leave the parser in an error state: every later ``feed`` or ``close``

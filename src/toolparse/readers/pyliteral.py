@@ -202,19 +202,27 @@ def _escape(text: str, i: int) -> tuple[str, int]:
     return "\\" + c, i + 1  # (Python keeps an unknown escape as written)
 
 
+_MAX_DIGITS: Final = 4300
+"""Python's own bound on ``int()`` and ``str()`` of a decimal digit string: an
+integer past it could not be written as JSON."""
+_TOO_LARGE: Final = 10**_MAX_DIGITS
+
+
 def _number(text: str) -> int | float:
     digits = text.replace("_", "")
     try:
-        if digits.lstrip("+-")[:2].lower() in ("0x", "0o", "0b"):
-            return int(digits, 0)
-        if any(c in digits for c in ".eE"):
+        if any(c in digits for c in ".eE") and digits.lstrip("+-")[:2].lower() != "0x":
             value = float(digits)
             if value != value or value in (float("inf"), float("-inf")):
                 raise LiteralError(f"{text} is not a finite number")
             return value
-        if len(digits) > 4300:  # (Python's own bound on int() of a digit string)
+        if len(digits) > _MAX_DIGITS + 3:  # (a decimal past the bound, or a longer hex, octal or binary one)
             raise LiteralError("a number with too many digits")
-        return int(digits)
+        # (hex, octal and binary are read in linear time: bases that are powers of two)
+        number = int(digits, 0) if digits.lstrip("+-")[:2].lower() in ("0x", "0o", "0b") else int(digits)
+        if not -_TOO_LARGE < number < _TOO_LARGE:
+            raise LiteralError("a number with too many digits")
+        return number
     except LiteralError:
         raise
     except ValueError as exc:
