@@ -42,11 +42,23 @@ _CODE_LINE_START = 3  # at the start of a line inside a code fence
 _CODE = 4  # inside a line of a code fence
 _REASONING = 5  # inside reasoning: only its closer is looked for
 
+
+
 REASONING_OPEN: Final = Term("reasoning opens")
 REASONING_CLOSE: Final = Term("reasoning closes")
 MARKUP: Final = Term("the format's markup around channels")
 ANSWER: Final = Term("the answer begins")
-_NOT_SPACE: Final = re.compile(r"[^ \t\r\n]")
+_FORMAT_CHARS: Final = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+"""Unicode's format characters (category Cf, Unicode 14: a BOM, U+200B, the
+direction marks), as a regex class's ranges."""
+_NOT_SPACE: Final = re.compile(f"[^\\s{_FORMAT_CHARS}]")
+"""Any character but leading space: before the answer, every Unicode space
+(``\\s``: NBSP, U+2028, U+3000, VT, FF, NEL, ...) and format character counts
+as the whitespace models write before ``<think>``."""
 _MAX_PRELUDE = 4096  # whitespace held back before the answer begins
 _NEWLINE_ONLY: Final = stops_of("\n")
 _MAX_FENCE = 64  # a longer run of fence characters counts as this long
