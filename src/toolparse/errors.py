@@ -24,8 +24,10 @@ class InvalidToolError(ToolparseError, ValueError):
     """A tool definition is not usable: bad name, bad schema, duplicate name."""
 
 
-class InvalidOptionError(ToolparseError, TypeError):
-    """An option passed to a parser is unknown or has the wrong type or range."""
+class InvalidOptionError(ToolparseError, TypeError, ValueError):
+    """An option passed to a parser (or a declaration it is given, such as a
+    ``Reasoning``) is unknown or has the wrong type or range: both a
+    ``TypeError`` and a ``ValueError``, as the mistake is either."""
 
 
 class InternalParserError(ToolparseError, RuntimeError):

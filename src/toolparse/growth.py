@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolparse.grammars import deepseek as ds
 from toolparse.parser import StreamParser
 
 _INT_TOOL = [{"name": "f", "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}}}]
@@ -34,6 +35,9 @@ class Shape:
     make: Callable[[int], str]
     delta: int = 4
     options: dict[str, Any] = field(default_factory=dict)
+    through: Callable[[StreamParser, list[str]], object] | None = None
+    """What feeds the parser the deltas and closes it (None: ``feed`` and ``close``
+    themselves; the OpenAI chunk conversion, for its own shapes)."""
 
     def parse(self, n: int) -> float:
         """Seconds to parse this shape at size ``n``."""
@@ -42,9 +46,12 @@ class Shape:
         deltas = [text[i : i + size] for i in range(0, len(text), size)]
         started = time.perf_counter()
         parser = StreamParser(self.grammar, **self.options)
-        for delta in deltas:
-            parser.feed(delta)
-        parser.close()
+        if self.through is not None:
+            self.through(parser, deltas)
+        else:
+            for delta in deltas:
+                parser.feed(delta)
+            parser.close()
         return time.perf_counter() - started
 
 
@@ -202,6 +209,104 @@ SHAPES: tuple[Shape, ...] = (
         {"tools": [{"name": "f"}], "tool_choice": "required"},
     ),
 )
+
+
+def _through_chunks(parser: StreamParser, deltas: list[str]) -> None:
+    from toolparse.openai.chunks import ChoiceStream  # (lazily: the OpenAI layer sits above the parser)
+
+    stream = ChoiceStream(parser)
+    for delta in deltas:
+        stream.content(delta)
+    stream.finish()
+
+
+def _repeated(text: str) -> Callable[[int], str]:
+    return lambda n: text * max(1, n // len(text))
+
+
+def _grammar_shapes() -> tuple[Shape, ...]:
+    """For every grammar in the registry, each in one delta and in 4-character
+    deltas: many calls, one call of many arguments (a region entered once per
+    argument), and the format's own fuzz fragments (whole, broken and partial
+    markup) over and over."""
+    from toolparse.grammars import ENTRIES  # (the registry imports every grammar module)
+
+    shapes: list[Shape] = []
+    for name, entry in ENTRIES.items():
+        prompt = entry.grammar.prompt
+        tools = {"tools": list(entry.fuzz_tools)} if entry.fuzz_tools else {}
+        tool = entry.fuzz_tools[0]["name"] if entry.fuzz_tools else "get_weather"
+        call = prompt.render_call_after_text(tool, {"city": "Paris", "days": 3}) + "\n"
+        fragments = "".join(entry.fragments)
+
+        def many_arguments(n: int, prompt: Any = prompt, tool: str = tool) -> str:
+            return str(prompt.render_call_after_text(tool, {f"a{k}": k for k in range(max(1, n // 12))}))
+
+        for delta in (0, 4):
+            where = "in one delta" if delta == 0 else "in small deltas"
+            shapes.append(Shape(f"{name}: many calls, {where}", name, _repeated(call), delta, tools))
+            shapes.append(
+                Shape(f"{name}: a call of many arguments, {where}", name, many_arguments, delta, tools)
+            )
+            shapes.append(Shape(f"{name}: its fragments, {where}", name, _repeated(fragments), delta, tools))
+    return tuple(shapes)
+
+
+_ISSUE_25: tuple[Shape, ...] = (
+    # issue 25's findings, in one delta as parse_text and the proxy's whole answers give them
+    Shape("hermes: many short reasoning blocks, in one delta", "hermes", _repeated("<think>a</think>"), 0),
+    Shape(
+        "pythonic: an argument repeated, in one delta", "pythonic", lambda n: _fill("[f(", "a=1,", n, ")]"), 0
+    ),
+    Shape(
+        "llama3-json: builtin call arguments, in one delta",
+        "llama3-json",
+        lambda n: _fill("<|python_tag|>b.call(", "a=1,", n, ")"),
+        0,
+    ),
+    Shape(
+        "pythonic: Olmo-style call lines, in one delta",
+        "pythonic",
+        lambda n: _fill("<function_calls>\n", "f(a=1)\n", n, "</function_calls>"),
+        0,
+    ),
+    Shape(
+        "deepseek: V3.1 calls, in one delta",
+        "deepseek",
+        lambda n: _fill(ds.CALLS_BEGIN, f'{ds.CALL_BEGIN}f{ds.SEP}{{"a": 1}}{ds.CALL_END}', n, ds.CALLS_END),
+        0,
+    ),
+    Shape(
+        "pythonic: backslashes in a string, in one delta", "pythonic", lambda n: _fill('[f(a="', "\\", n), 0
+    ),
+    Shape(
+        "pythonic: escaped quotes in a string, in one delta",
+        "pythonic",
+        lambda n: _fill("[f(a='", "\\'", n, "')]"),
+        0,
+    ),
+    Shape(
+        "hermes: newlines through the chunk conversion", "hermes", _repeated("\n\n"), 2, {}, _through_chunks
+    ),
+    Shape(
+        "hermes: lines through the chunk conversion, in one delta",
+        "hermes",
+        _repeated("a\n> b\n"),
+        0,
+        {},
+        _through_chunks,
+    ),
+    Shape(
+        "hermes: reasoning through the chunk conversion, in one delta",
+        "hermes",
+        _repeated("<think>a</think>b"),
+        0,
+        {},
+        _through_chunks,
+    ),
+)
+
+SHAPES = SHAPES + _ISSUE_25 + _grammar_shapes()
 
 
 _MIN_SECONDS = 0.005  # below this, one burst of load on a shared machine decides the ratio

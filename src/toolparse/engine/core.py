@@ -102,6 +102,7 @@ class Engine:
         "_raw",
         "_raw_base",
         "_reasoning_lane",
+        "_reasoning_runs",
         "_refeed_until",
         "_scanner",
         "_string",
@@ -150,6 +151,7 @@ class Engine:
         self._broken: ToolparseError | None = None
         self._refeed_until = 0  # stream position up to which input is being read again
         self._cut_checked = False
+        self._reasoning_runs = False  # two reasoning events were made in a row: join them
         self._call_ends, self._name_ends = _gather_stops(grammar.call_ends)
         # -- the lanes (see toolparse.engine.lanes): one of each kind, at most one armed
         self._lanes = lanes
@@ -245,6 +247,8 @@ class Engine:
             self._run(self._high_surrogate, out, final=True)
             self._high_surrogate = ""
             self._end_of_stream(out)
+            if self._reasoning_runs:
+                out = self._joined_reasoning(out)
         except Exception as exc:
             raise self._latch(exc)  # noqa: B904 (the cause is set by _latch)
         return _collapsed(out) if self._collapse else out
@@ -305,6 +309,8 @@ class Engine:
         out: list[Event] = []
         if delta:
             self._run(delta, out, False)
+            if self._reasoning_runs:
+                out = self._joined_reasoning(out)
             if self._collapse:
                 out = _collapsed(out)
         self._lane = self._next_lane()
@@ -743,14 +749,33 @@ class Engine:
         self._raw.clear()
 
     def _emit_reasoning(self, text: str, raw: str, out: list[Event]) -> None:
-        """Reasoning, joined to the reasoning event just before it in this feed."""
+        """Reasoning (joined to the reasoning event just before it in this feed
+        when the read ends: see _joined_reasoning)."""
         self._offset += len(raw)
         if out and type(out[-1]) is ReasoningDelta:
-            last = out[-1]
-            assert isinstance(last, ReasoningDelta)
-            out[-1] = new_reasoning_delta(last.text + text, last.raw + raw)
-        else:
-            out.append(new_reasoning_delta(text, raw))
+            self._reasoning_runs = True
+        out.append(new_reasoning_delta(text, raw))
+
+    def _joined_reasoning(self, events: list[Event]) -> list[Event]:
+        """``events`` with each run of adjacent reasoning events joined into one
+        (in one pass: joining each to the last as it came was quadratic in a
+        delta of many short reasoning blocks)."""
+        self._reasoning_runs = False
+        joined: list[Event] = []
+        run: list[ReasoningDelta] = []
+        for event in [*events, None]:
+            if type(event) is ReasoningDelta:
+                run.append(event)
+                continue
+            if len(run) == 1:
+                joined.append(run[0])
+            elif run:
+                text = "".join([e.text for e in run])
+                joined.append(new_reasoning_delta(text, "".join([e.raw for e in run])))
+            run = []
+            if event is not None:
+                joined.append(event)
+        return joined
 
     def _emit_text(self, text: str, out: list[Event]) -> None:
         self._offset += len(text)

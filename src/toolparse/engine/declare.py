@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
+from toolparse.errors import InvalidOptionError
 from toolparse.events import ErrorReason
 
 if TYPE_CHECKING:
@@ -276,6 +277,10 @@ class PromptFormat(ABC):
         return self.render_call(name, arguments)
 
 
+MAX_MARKER: Final = 128
+"""The longest reasoning marker (real ones are a few characters, a special token)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Reasoning:
     """How a model marks its reasoning ("thinking") in its output.
@@ -304,17 +309,25 @@ class Reasoning:
     :class:`~toolparse.events.ReasoningDelta`'s ``raw`` with no ``text``."""
 
     def __post_init__(self) -> None:
-        for marker in (self.open, self.close):
+        if not isinstance(self.markup, (tuple, list)):
+            raise InvalidOptionError(f"Reasoning markup must be a tuple of strings, not {self.markup!r}")
+        object.__setattr__(self, "markup", tuple(self.markup))
+        for marker in (self.open, self.close, *self.markup):
             if marker is None and marker is self.open:
                 continue
-            if not isinstance(marker, str) or not marker or marker[0] in " \t\r\n":
-                raise ValueError(
+            if not isinstance(marker, str) or not marker or marker[0].isspace():
+                raise InvalidOptionError(
                     f"a reasoning marker must be a string not starting with whitespace, not {marker!r}"
                 )
+            if len(marker) > MAX_MARKER:
+                raise InvalidOptionError(
+                    f"a reasoning marker is at most {MAX_MARKER} characters, "
+                    f"not {len(marker)}: {marker[:40]!r}..."
+                )
         if self.open == self.close:
-            raise ValueError(f"the reasoning opener and closer must differ, not both {self.close!r}")
+            raise InvalidOptionError(f"the reasoning opener and closer must differ, not both {self.close!r}")
         if self.open is None and not self.starts_open:
-            raise ValueError("reasoning with no opener must start open (starts_open=True)")
+            raise InvalidOptionError("reasoning with no opener must start open (starts_open=True)")
 
 
 @dataclass(frozen=True, slots=True, eq=False)

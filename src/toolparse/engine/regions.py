@@ -97,11 +97,20 @@ class SpaceReader(RegionReader[CSpace]):
     def read(self, text: str, i: int, base: int, final: bool) -> int:
         region, block = self.region, self.block
         lexicon = region.lexicon
-        hit = lexicon.find(text, i, block)
         n = len(text)
-        limit = hit.start if hit is not None else lexicon.partial_start(text, i, block)
-        m = _NOT_SPACE.search(text, i, limit)
+        m = _NOT_SPACE.search(text, i)
+        end = n
         if m is not None:
+            step = region.chars.get(text[m.start()]) or region.otherwise
+            assert step is not None
+            if step.to != TO_STAY:
+                # (a terminal that comes first begins in the whitespace or at that
+                # character: none is looked for further, or a delta of many short
+                # regions would be searched to its end once per region)
+                end = min(n, m.start() + lexicon.max_len)
+        hit = lexicon.find(text, i, block, end)
+        limit = hit.start if hit is not None else lexicon.partial_start(text, i, block)
+        if m is not None and m.start() < limit:
             j = m.start()
             step = region.chars.get(text[j]) or region.otherwise
             assert step is not None
@@ -165,9 +174,16 @@ class NameReader(RegionReader[CName]):
     def read(self, text: str, i: int, base: int, final: bool) -> int:
         region, block = self.region, self.block
         lexicon = region.lexicon
-        hit = lexicon.find(text, i, block)
         n = len(text)
-        limit = hit.start if hit is not None else n if final else lexicon.partial_start(text, i, block)
+        # (the name ends at a terminal within its longest length, or is too long: no
+        # terminal is looked for further, as a delta of many names would be searched
+        # to its end once per name)
+        end = min(n, i + self.longest + 1 + lexicon.max_len)
+        hit = lexicon.find(text, i, block, end)
+        if hit is None and end < n:
+            limit = end
+        else:
+            limit = hit.start if hit is not None else n if final else lexicon.partial_start(text, i, block)
         bad = (NOT_NAME_STRIPPED if region.strip else NOT_NAME).search(text, i, limit)
         stop = limit if bad is None else bad.start()
         parts = self.parts
@@ -263,6 +279,9 @@ class LiteralReader(RegionReader[CLiteral]):
         start = i
         pattern = region.pattern
         assert pattern is not None
+        # (the quote last looked for, and where it was found (-1: nowhere after): the
+        # text before that holds none, so escapes do not send the search on again)
+        sought, end = "", -1
         while i < n:
             quote = self.quote
             if quote:  # inside a string: its end, or an escape
@@ -270,7 +289,8 @@ class LiteralReader(RegionReader[CLiteral]):
                     self.escape = False
                     i += 1
                     continue
-                end = text.find(quote, i)
+                if quote != sought or 0 <= end < i:
+                    sought, end = quote, text.find(quote, i)
                 slash = text.find("\\", i, end if end >= 0 else n)
                 if slash >= 0:
                     self.escape = True

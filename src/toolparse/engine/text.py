@@ -34,6 +34,7 @@ from toolparse.engine.compile import CompiledGrammar
 from toolparse.engine.declare import Reasoning, Term
 from toolparse.engine.lanes import Stops, stops_of
 from toolparse.engine.lexicon import Hit, Lexicon, TagContext
+from toolparse.errors import InvalidOptionError
 
 _LINE_START = 0  # at the start of a line (its kind not known yet)
 _TEXT = 1  # inside an ordinary line: openers are looked for
@@ -41,7 +42,6 @@ _QUOTE = 2  # inside a blockquote line
 _CODE_LINE_START = 3  # at the start of a line inside a code fence
 _CODE = 4  # inside a line of a code fence
 _REASONING = 5  # inside reasoning: only its closer is looked for
-
 
 
 REASONING_OPEN: Final = Term("reasoning opens")
@@ -122,7 +122,13 @@ class TextScanner:
         self._stops = stops_of(grammar.text_stops)
         self._openers = openers
         if reasoning is not None:
-            self._reasoning_lexicons = _reasoning_lexicons(openers, reasoning)
+            try:
+                self._reasoning_lexicons = _reasoning_lexicons(openers, reasoning)
+            except ValueError as exc:  # (markers the grammar's own markup would hide, or hide)
+                raise InvalidOptionError(
+                    f"reasoning markers {reasoning.open!r}, {reasoning.close!r} cannot be used with "
+                    f"the {grammar.name!r} grammar: {exc}"
+                ) from None
             if reasoning.anywhere:  # (else the opener counts only in the prelude, read there)
                 self._openers = self._reasoning_lexicons[0]
                 firsts = {reasoning.close[0], *(m[0] for m in (reasoning.open, *reasoning.markup) if m)}

@@ -106,7 +106,10 @@ PYTHONIC = Grammar(
             {"(": go("first arguments", call=True)}, otherwise=go(REJECT), at_end=go(REJECT)
         ),
         "first arguments": Space({")": go("after call", end_call=True)}, otherwise=go("first argument name")),
-        "first argument name": Name({"=": go("value", member=True)}, otherwise=go(REJECT), at_end=go(REJECT)),
+        # (a keyword may have spaces around it, as Python allows: f(a = 1))
+        "first argument name": Name(
+            {"=": go("value", member=True)}, otherwise=go(REJECT), at_end=go(REJECT), strip=True
+        ),
         "call name": Name(
             {"(": go("arguments", call=True)},
             otherwise=Fail("expected a call"),
@@ -120,6 +123,7 @@ PYTHONIC = Grammar(
             {"=": go("value", member=True)},
             otherwise=Fail("an argument without a name (positional arguments are not read)"),
             at_end=Fail("the stream ended inside an argument's name"),
+            strip=True,
         ),
         "value": Literal(
             {",": go("arguments", end_member=True), ")": go("after call", end_member=True, end_call=True)}

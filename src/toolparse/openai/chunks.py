@@ -131,7 +131,7 @@ class ChoiceStream:
         self._on_error = on_error
         self._reasoning_field = reasoning_field
         self._role_sent = False
-        self._pending_space = ""
+        self._pending_space: list[str] = []  # trailing whitespace, held (parts, joined once)
         self._started: dict[int, int] = {}  # parser index -> OpenAI index (progressive)
         self._calls = parser.tools
         self.delivered = 0
@@ -149,8 +149,8 @@ class ChoiceStream:
         """End of the choice: the last deltas and the finish reason to send."""
         deltas = self._convert(self._parser.close())
         if self._pending_space and not self.delivered:
-            deltas = self._with_role([*deltas, {"content": self._pending_space}])
-        self._pending_space = ""
+            deltas = self._with_role([*deltas, {"content": "".join(self._pending_space)}])
+        self._pending_space.clear()
         if self.delivered:
             return deltas, "tool_calls"
         if finish_reason in ("length", "content_filter"):
@@ -178,16 +178,25 @@ class ChoiceStream:
                 self._failed(event, event.reason, event.message, event.index, out)
             elif self._mode == "progressive":
                 self._progress(event, out)
+        for delta in out:  # (text gathered in parts: see _append)
+            for field, value in delta.items():
+                if type(value) is _Parts:
+                    delta[field] = "".join(value)
         return self._with_role(out)
 
     def _text(self, text: str, out: list[dict[str, Any]]) -> None:
         # (trailing whitespace waits for more text, wherever the deltas cut it)
         body = text.rstrip()
+        pending = self._pending_space
         if not body:
-            self._pending_space += text
+            pending.append(text)  # (parts, joined once: one += per delta was quadratic)
             return
-        _append(out, "content", self._pending_space + body)
-        self._pending_space = text[len(body) :]
+        if pending:
+            _append(out, "content", "".join(pending))
+            pending.clear()
+        _append(out, "content", body)
+        if len(body) < len(text):
+            pending.append(text[len(body) :])
 
     def _call(self, call: ToolCall, out: list[dict[str, Any]]) -> None:
         tool = self._calls.get(call.name) if self._calls is not None else None
@@ -245,10 +254,21 @@ class ChoiceStream:
         return deltas
 
 
+class _Parts(list[str]):
+    """A delta's text while it is gathered (joined once the conversion ends: one
+    ``+=`` per event was quadratic in a delta of many lines)."""
+
+
 def _append(out: list[dict[str, Any]], field: str, text: str) -> None:
     """Text for ``field``, joined to the delta before it when that is of the same kind."""
+    if not text:
+        return
     if out and set(out[-1]) == {field}:
-        out[-1][field] += text
+        value = out[-1][field]
+        if type(value) is _Parts:
+            value.append(text)
+        else:
+            out[-1][field] = _Parts((value, text))
     else:
         out.append({field: text})
 

@@ -97,18 +97,22 @@ class _Reader:
             raise LiteralError(f"a name ({word}) is not a literal")
         raise LiteralError(f"unexpected {text[i : i + 20]!r}")
 
-    def sequence(self, close: str, depth: int) -> list[Any]:
+    def sequence(self, close: str, depth: int) -> Any:
         self.i += 1
         items: list[Any] = []
+        comma = False
         while True:
             self.space()
             if self.text.startswith(close, self.i):
                 self.i += 1
+                if close == ")" and len(items) == 1 and not comma:
+                    return items[0]  # (parentheses around one value group it: ("Paris") is "Paris")
                 return items
             items.append(self.value(depth + 1))
             self.space()
             if self.text.startswith(",", self.i):
                 self.i += 1
+                comma = True
             elif not self.text.startswith(close, self.i):
                 raise LiteralError(f"expected ',' or {close!r}")
 
