@@ -107,6 +107,15 @@ class CName(CRegion):
     pattern: re.Pattern[str] | None = None
     """What may end the name or make it bad (None: anything may, as a property
     name's end may begin anywhere)."""
+    longest: int = 0
+    """How long the name's text may grow (a stripped name may carry spaces)."""
+    reach: int = 0
+    """How far past the name's start its ending terminal may end: one longer
+    than that is a name too long."""
+
+    def __post_init__(self) -> None:
+        self.longest = self.max_len + (64 if self.strip else 0)
+        self.reach = self.longest + 1 + self.lexicon.max_len
 
 
 @dataclass(slots=True)

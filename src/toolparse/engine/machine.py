@@ -403,7 +403,12 @@ class Machine:
             self.step(CStep(index), at, at, None, base)
             return
         self._region = self._regions[index]
-        self._reader = self._enter(index)
+        reader = self._readers[index]
+        if reader is None:
+            reader = self._enter(index)
+        elif reader.stateful:  # (_enter's usual case, inlined)
+            reader.enter()
+        self._reader = reader
 
     def _enter(self, index: int) -> RegionReader[Any]:
         """The reader of the region ``index`` (-1: the skip region), entered (made
@@ -416,7 +421,8 @@ class Machine:
                 self._readers[index] = reader
             else:
                 self._skip_reader = reader
-        reader.enter()
+        if reader.stateful:
+            reader.enter()
         return reader
 
     def _sole_string(self) -> str | None:

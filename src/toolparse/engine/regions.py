@@ -66,6 +66,10 @@ class RegionReader(Generic[R]):
         self.block = block
         self.region = region
 
+    stateful: bool = True
+    """The reader keeps state of its own, set afresh by :meth:`enter` (False: a
+    reader with none is not called when its region is entered)."""
+
     def enter(self) -> None:
         """The region is entered (again)."""
 
@@ -93,30 +97,28 @@ class SpaceReader(RegionReader[CSpace]):
     (``chars``, or ``otherwise``)."""
 
     __slots__ = ()
+    stateful = False
 
     def read(self, text: str, i: int, base: int, final: bool) -> int:
         region, block = self.region, self.block
         lexicon = region.lexicon
         n = len(text)
         m = _NOT_SPACE.search(text, i)
-        end = n
-        if m is not None:
-            step = region.chars.get(text[m.start()]) or region.otherwise
-            assert step is not None
-            if step.to != TO_STAY:
-                # (a terminal that comes first begins in the whitespace or at that
-                # character: none is looked for further, or a delta of many short
-                # regions would be searched to its end once per region)
-                end = min(n, m.start() + lexicon.max_len)
-        hit = lexicon.find(text, i, block, end)
-        limit = hit.start if hit is not None else lexicon.partial_start(text, i, block)
-        if m is not None and m.start() < limit:
+        # (a terminal that comes first begins in the whitespace or at the first other
+        # character: none is looked for further, or a delta of many short regions
+        # would be searched to its end once per region)
+        end = n if m is None else m.start() + lexicon.max_len
+        hit = lexicon.find(text, i, block, end) if end < n else lexicon.find(text, i, block)
+        if m is not None and (hit is None or m.start() < hit.start):
             j = m.start()
             step = region.chars.get(text[j]) or region.otherwise
             assert step is not None
             if step.to != TO_STAY:
-                return block.step(step, j, j, None, base)
-            # (else the text is passed over, up to the next terminal)
+                if hit is not None or j < lexicon.partial_start(text, i, block):
+                    return block.step(step, j, j, None, base)
+            elif hit is None and end < n:  # (the text is passed over, up to the next terminal)
+                hit = lexicon.find(text, i, block)
+        limit = hit.start if hit is not None else lexicon.partial_start(text, i, block)
         if hit is None:
             if final:  # a terminal cut short by the end of the stream (``</tool``): markup
                 return n
@@ -130,6 +132,7 @@ class SkipReader(RegionReader[CSkip]):
     """Anything, up to the next terminal (a broken block's rest, up to its end)."""
 
     __slots__ = ()
+    stateful = False
 
     def read(self, text: str, i: int, base: int, final: bool) -> int:
         region, block = self.region, self.block
@@ -154,12 +157,6 @@ class NameReader(RegionReader[CName]):
         super().__init__(block, region)
         self.parts: list[str] = []
 
-    @property
-    def longest(self) -> int:
-        """How long the name's text may grow (a stripped name may carry spaces)."""
-        region = self.region
-        return region.max_len + (64 if region.strip else 0)
-
     def enter(self) -> None:
         self.parts.clear()
 
@@ -168,7 +165,7 @@ class NameReader(RegionReader[CName]):
         if stops is None:
             return None
         parts = self.parts
-        room = self.longest - (len(parts[0]) if len(parts) == 1 else sum(map(len, parts)))
+        room = self.region.longest - (len(parts[0]) if len(parts) == 1 else sum(map(len, parts)))
         return (stops, room) if room > 0 else None
 
     def read(self, text: str, i: int, base: int, final: bool) -> int:
@@ -178,7 +175,10 @@ class NameReader(RegionReader[CName]):
         # (the name ends at a terminal within its longest length, or is too long: no
         # terminal is looked for further, as a delta of many names would be searched
         # to its end once per name)
-        end = min(n, i + self.longest + 1 + lexicon.max_len)
+        longest = region.longest
+        end = i + region.reach
+        if end > n:
+            end = n
         hit = lexicon.find(text, i, block, end)
         if hit is None and end < n:
             limit = end
@@ -189,7 +189,6 @@ class NameReader(RegionReader[CName]):
         parts = self.parts
         parts.append(text[i:stop])
         length = len(parts[0]) if len(parts) == 1 else sum(map(len, parts))
-        longest = self.longest
         if length > longest or bad is not None:
             otherwise = region.otherwise
             assert otherwise is not None
