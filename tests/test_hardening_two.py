@@ -184,3 +184,95 @@ def test_parentheses_around_one_value_are_grouping() -> None:
     assert calls_of(events) == [{"name": "search", "arguments": {"query": "Paris"}}]
     events = check_all("pythonic", "[f(a=(1,), b=(), c=((2)), d=(1, 2))]")
     assert calls_of(events) == [{"name": "f", "arguments": {"a": [1], "b": [], "c": 2, "d": [1, 2]}}]
+
+
+# -- 5, 6, 11: recorded streams: a bad line is reported and skipped, a BOM is the file's
+
+
+def _chunk(content: str) -> str:
+    import json
+
+    return json.dumps({"choices": [{"index": 0, "delta": {"content": content}}]})
+
+
+DEEP = "[" * 100_000 + '"]\\\\"' + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("format", "recording"),
+    [
+        ("sse", f"data: {_chunk('a')}\n\ndata: {DEEP}\n\ndata: {_chunk('b')}\n\ndata: [DONE]\n\n"),
+        ("auto", f"data: {_chunk('a')}\n\ndata: {DEEP}\n\ndata: {_chunk('b')}\n\n"),
+        ("jsonl", f"{_chunk('a')}\n{DEEP}\n{_chunk('b')}\n"),
+        ("auto", f"{_chunk('a')}\n{DEEP}\n{_chunk('b')}\n"),
+        ("json", f"[{_chunk('a')}, {DEEP}, {_chunk('b')}]"),
+        ("auto", f"[{_chunk('a')}, {DEEP}, {_chunk('b')}]"),
+    ],
+)
+@pytest.mark.parametrize("piece", [0, 997])
+def test_a_deeply_nested_line_is_reported_and_skipped(format: str, recording: str, piece: int) -> None:
+    from toolparse.recorded import iter_deltas
+
+    problems: list[tuple[int, str]] = []
+    pieces = [recording[i : i + piece] for i in range(0, len(recording), piece)] if piece else [recording]
+    deltas = list(
+        iter_deltas(pieces, format, on_error=lambda line, message: problems.append((line, message)))
+    )
+    assert deltas == ["a", "b"]
+    assert len(problems) == 1 and "nested too deep" in problems[0][1]
+
+
+@pytest.mark.parametrize(
+    ("format", "recording"),
+    [
+        ("sse", f"data: {_chunk('a')}\n\ndata: {_chunk('b')}\n\n"),
+        ("jsonl", f"{_chunk('a')}\n{_chunk('b')}\n"),
+        ("json", f"[{_chunk('a')}, {_chunk('b')}]"),
+        (
+            "ollama",
+            '{"message": {"content": "a"}, "done": false}\n{"message": {"content": "b"}, "done": true}\n',
+        ),
+        ("auto", f"data: {_chunk('a')}\n\ndata: {_chunk('b')}\n\n"),
+        ("auto", f"{_chunk('a')}\n{_chunk('b')}\n"),
+    ],
+)
+def test_a_leading_bom_loses_nothing(format: str, recording: str) -> None:
+    from toolparse.recorded import iter_deltas
+
+    problems: list[object] = []
+    source = [("\ufeff" + recording).encode()]
+    assert list(iter_deltas(source, format, on_error=lambda *p: problems.append(p))) == ["a", "b"]
+    assert problems == []
+
+
+@pytest.mark.parametrize("format", ["jsonl", "ollama", "sse"])
+def test_an_over_long_line_is_dropped_as_it_comes_and_the_rest_read(
+    format: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tracemalloc
+
+    from toolparse import recorded
+    from toolparse.recorded import RecordedDecoder
+
+    monkeypatch.setattr(recorded, "_MAX_LINE", 1000)
+    decoder = RecordedDecoder(format, on_error=lambda *p: problems.append(p))
+    problems: list[object] = []
+    if format == "ollama":
+        first, last = (
+            '{"message": {"content": "a"}, "done": false}',
+            '{"message": {"content": "b"}, "done": true}',
+        )
+    else:
+        first, last = _chunk("a"), _chunk("b")
+    lead = f"data: {first}\n\n" if format == "sse" else first + "\n"
+    tail = f"\n\ndata: {last}\n\n" if format == "sse" else "\n" + last + "\n"
+    out = decoder.feed(lead + ("data: " if format == "sse" else "") + "x" * 500)
+    tracemalloc.start()
+    for _ in range(2000):  # (a 1 MB line, 500 characters at a time)
+        out += decoder.feed("x" * 500)
+    held = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    out += decoder.feed(tail) + decoder.close()
+    assert [c.content for c in out] == ["a", "b"]
+    assert len(problems) == 1
+    assert held < 200_000  # (nothing of the line is kept)

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from toolparse.errors import InvalidOptionError
-from toolparse.sse import SSEDecoder, SSEError
+from toolparse.sse import SSEDecoder
 
 FORMATS = ("auto", "sse", "jsonl", "json", "ollama", "text")
 _READ_SIZE = 65536
@@ -124,11 +124,16 @@ class RecordedDecoder:
         self._item = 0
         self._done = False
         self._broken = False
+        self._begun = False  # (the first character was seen)
 
     # -- public --------------------------------------------------------------------------
 
     def feed(self, text: str) -> list[RecordedChunk]:
         """The chunks that ``text`` completes."""
+        if not self._begun and text:  # (a file's leading BOM is its encoding's, not a chunk's)
+            self._begun = True
+            if text[0] == "\ufeff" and self.format != "text":
+                text = text[1:]
         if self.format == "auto":
             self._sniffed += text
             decided = _sniff(self._sniffed, final=False)
@@ -162,16 +167,14 @@ class RecordedDecoder:
         if self._sse is None:
             self._sse = SSEDecoder(max_line=_MAX_LINE)
         out: list[RecordedChunk] = []
-        if self._done or self._broken:
+        if self._done:
             return out
-        try:
-            events = self._sse.feed(text) if text else []
-            if final:
-                events += self._sse.close()
-        except SSEError as exc:
-            self._broken = True
-            self._on_error(0, str(exc))
-            return out
+        events = self._sse.feed(text) if text else []
+        if final:
+            events += self._sse.close()
+        for line, message in self._sse.dropped:  # (a line or event past the limits: skipped)
+            self._on_error(line, message)
+        self._sse.dropped.clear()
         for event in events:
             data = event.data.strip()
             if data == "[DONE]":
@@ -190,20 +193,27 @@ class RecordedDecoder:
             end = text.find("\n", start)
             if end < 0:
                 if start < len(text):
-                    self._lines.append(text[start:])
-                    self._line_length += len(text) - start
-                    if self._line_length > _MAX_LINE:
-                        self._line_number += 1
-                        self._on_error(self._line_number, f"a line longer than {_MAX_LINE} characters")
-                        self._lines.clear()
-                        self._line_length = -(1 << 62)  # (the rest of this line is dropped)
+                    self._line_piece(text[start:])
                 break
-            self._lines.append(text[start:end])
+            self._line_piece(text[start:end])
             self._end_line(out)
             start = end + 1
         if final and self._lines:
             self._end_line(out)
         return out
+
+    def _line_piece(self, piece: str) -> None:
+        """A piece of the line so far; past _MAX_LINE the line is reported, and
+        the rest of it dropped as it comes (never held)."""
+        if self._line_length < 0:  # (the line being dropped)
+            return
+        self._line_length += len(piece)
+        if self._line_length > _MAX_LINE:
+            self._on_error(self._line_number + 1, f"a line longer than {_MAX_LINE} characters")
+            self._lines.clear()
+            self._line_length = -1
+            return
+        self._lines.append(piece)
 
     def _end_line(self, out: list[RecordedChunk]) -> None:
         self._line_number += 1
@@ -247,6 +257,18 @@ class RecordedDecoder:
                 break
             try:
                 item, end = _DECODER.raw_decode(buf, i)
+            except RecursionError:  # (skipped: where it ends is found without reading it)
+                end = _value_end(buf, i)
+                if end < 0 and not final:
+                    self._retry_at = 2 * (n - i)
+                    break
+                self._item += 1
+                self._on_error(self._item, "an item nested too deep to read")
+                if end < 0:
+                    self._broken = True
+                    break
+                i = end
+                continue
             except ValueError as exc:
                 if final or n - i > _MAX_LINE:
                     self._broken = True
@@ -275,8 +297,36 @@ class RecordedDecoder:
         except ValueError as exc:  # (json.JSONDecodeError is one)
             self._on_error(line, f"not a chunk: {exc}")
             return
+        except RecursionError:
+            self._on_error(line, "not a chunk: JSON nested too deep to read")
+            return
         if chunk is not None:
             out.append(chunk)
+
+
+_STRUCTURE = re.compile(r'["\[\]{}]')
+_STRING_END = re.compile(r'(?:[^"\\]|\\.)*"', re.S)
+
+
+def _value_end(text: str, i: int) -> int:
+    """Where the JSON array or object at ``i`` ends, found by its brackets
+    outside strings, in one pass and no recursion (-1: not in ``text``)."""
+    depth = 0
+    while True:
+        m = _STRUCTURE.search(text, i)
+        if m is None:
+            return -1
+        c = m.group()
+        if c == '"':
+            end = _STRING_END.match(text, m.end())
+            if end is None:
+                return -1
+            i = end.end()
+            continue
+        depth += 1 if c in "[{" else -1
+        i = m.end()
+        if depth == 0:
+            return i
 
 
 def _skip(pattern: re.Pattern[str], text: str, i: int) -> int:
@@ -299,7 +349,7 @@ def _sniff(head: str, final: bool) -> str | None:
             return None  # (the first line is needed to tell Ollama from OpenAI chunks)
         try:
             data = json.loads(first)
-        except ValueError:
+        except (ValueError, RecursionError):
             return "jsonl"
         if isinstance(data, dict) and ("done" in data and ("message" in data or "response" in data)):
             return "ollama"
