@@ -155,8 +155,23 @@ def _build_parser() -> argparse.ArgumentParser:
         default=None,
         help="send the upstream the key in this environment variable (default: the client's own)",
     )
+    serve.add_argument(
+        "--client-key-env",
+        metavar="VAR",
+        default=None,
+        help="clients must send the key in this environment variable (Authorization: Bearer KEY)",
+    )
     serve.add_argument("--timeout", type=float, default=300.0, help="seconds to wait for the upstream")
     serve.add_argument("--max-body", type=int, default=8 * 1024 * 1024, help="largest request body, in bytes")
+    serve.add_argument(
+        "--body-timeout", type=float, default=30.0, help="seconds for a client to send its request body"
+    )
+    serve.add_argument(
+        "--max-upstream-body",
+        type=int,
+        default=64 * 1024 * 1024,
+        help="largest whole upstream answer held, in bytes",
+    )
     serve.add_argument(
         "--no-response-format",
         action="store_true",
@@ -271,13 +286,9 @@ def _write_recorded(out: IO[str], parser: StreamParser, recorded: RecordedChunk)
 
 def _serve(args: argparse.Namespace) -> int:
     from toolparse.openai.calling import ToolCalling
-    from toolparse.serve import serve
+    from toolparse.serve import Limits, serve
 
-    api_key = None
-    if args.api_key_env is not None:
-        api_key = os.environ.get(args.api_key_env)
-        if api_key is None:
-            raise ToolparseError(f"the environment variable {args.api_key_env} is not set")
+    api_key, client_key = (_env_key(name) for name in (args.api_key_env, args.client_key_env))
     calling = ToolCalling(
         grammar=args.grammar,
         reasoning=args.reasoning,
@@ -291,12 +302,27 @@ def _serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         api_key=api_key,
-        timeout=args.timeout,
-        max_body=args.max_body,
         calling=calling,
         log_level=args.log_level,
+        client_key=client_key,
+        limits=Limits(
+            max_body=args.max_body,
+            body_timeout=args.body_timeout,
+            timeout=args.timeout,
+            max_upstream_body=args.max_upstream_body,
+        ),
     )
     return 0
+
+
+def _env_key(name: str | None) -> str | None:
+    """The key in the environment variable ``name`` (None: no variable named)."""
+    if name is None:
+        return None
+    key = os.environ.get(name)
+    if key is None:
+        raise ToolparseError(f"the environment variable {name} is not set")
+    return key
 
 
 def _write_events(out: IO[str], events: list[Event]) -> None:

@@ -23,7 +23,7 @@ from toolparse.errors import InvalidOptionError
 from toolparse.grammars import get_grammar
 from toolparse.grammars.reasoning import get_reasoning
 from toolparse.parser import StreamParser
-from toolparse.toolchoice.choice import ForceTool, ToolChoice, function_tools, validate
+from toolparse.toolchoice.choice import ForceTool, InvalidRequestError, ToolChoice, function_tools, validate
 from toolparse.toolchoice.schema import response_schema
 from toolparse.tools import Tool
 
@@ -138,16 +138,65 @@ def _with_reasoning(content: str, reasoning: str, markers: Reasoning) -> str:
     return f"{block}\n\n{content}" if content else block
 
 
-def _as_dict(message: Any) -> dict[str, Any]:
-    """A message as a dict: a mapping, or an SDK object (``response.choices[0].message``)."""
+MAX_MESSAGE_DEPTH = 64
+"""The deepest nesting of a message's values (content parts, a tool result's JSON)."""
+
+
+def _as_dict(message: Any, position: int) -> dict[str, Any]:
+    """A message as a dict (a mapping, or an SDK object: ``response.choices[0].message``),
+    checked for the shape the rest relies on."""
     if isinstance(message, Mapping):
-        return copy.deepcopy(dict(message))
-    dump = getattr(message, "model_dump", None)
-    if callable(dump):
-        data = dump(exclude_none=True)
-        if isinstance(data, dict):
-            return data
-    raise TypeError(f"a message must be a dict or an SDK message object, not {type(message).__name__}")
+        _check_depth(message, position)
+        data: Any = copy.deepcopy(dict(message))
+    else:
+        dump = getattr(message, "model_dump", None)
+        data = dump(exclude_none=True) if callable(dump) else None
+        if not isinstance(data, dict):
+            raise InvalidRequestError(
+                "invalid_messages",
+                f"messages[{position}] must be an object (a dict or an SDK message), "
+                f"not {type(message).__name__}",
+            )
+        _check_depth(data, position)
+    role = data.get("role")
+    if role is not None and not isinstance(role, str):
+        raise InvalidRequestError(
+            "invalid_messages", f"messages[{position}].role must be a string, not {role!r}"
+        )
+    calls = data.get("tool_calls")
+    if calls is not None:
+        if not isinstance(calls, list):
+            raise InvalidRequestError(
+                "invalid_messages", f"messages[{position}].tool_calls must be a list of calls"
+            )
+        for k, call in enumerate(calls):
+            function = call.get("function", call) if isinstance(call, Mapping) else None
+            if not isinstance(function, Mapping) or not isinstance(function.get("name", ""), str):
+                raise InvalidRequestError(
+                    "invalid_messages",
+                    f"messages[{position}].tool_calls[{k}] must be a call: "
+                    '{"id": ..., "type": "function", "function": {"name": ..., "arguments": ...}}',
+                )
+    return data  # type: ignore[no-any-return]
+
+
+def _check_depth(value: Any, position: int) -> None:
+    """Refuse a message nested past MAX_MESSAGE_DEPTH (walked without recursion:
+    copying or writing it out would overflow Python's stack)."""
+    level: list[Any] = [value]
+    for _ in range(MAX_MESSAGE_DEPTH + 1):
+        level = [
+            child
+            for item in level
+            if isinstance(item, (Mapping, list, tuple))
+            for child in (item.values() if isinstance(item, Mapping) else item)
+            if isinstance(child, (Mapping, list, tuple))
+        ]
+        if not level:
+            return
+    raise InvalidRequestError(
+        "invalid_messages", f"messages[{position}] is nested deeper than {MAX_MESSAGE_DEPTH} levels"
+    )
 
 
 def prepare_request(
@@ -194,7 +243,11 @@ def prepare_request(
     functions = function_tools(read)
     prompt_format = get_grammar(grammar).prompt
     forced = choice == "required" or isinstance(choice, ForceTool)
-    history = [_as_dict(m) for m in messages]
+    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
+        raise InvalidRequestError(
+            "invalid_messages", f"messages must be a list of messages, not {type(messages).__name__}"
+        )
+    history = [_as_dict(m, position) for position, m in enumerate(messages)]
     last_user = max((i for i, m in enumerate(history) if m.get("role") == "user"), default=-1)
 
     names_by_id: dict[str, str] = {}

@@ -11,17 +11,27 @@ the upstream: the ``serve`` extra (``pip install 'toolparse[serve]'``).
 Faults never hang a client and never stop the proxy: an upstream that refuses
 the connection or times out gives an OpenAI-style error (502, 504); an
 upstream error status is passed on with its body; a stream the upstream
-breaks (malformed SSE, dropped connection, a timeout between chunks) ends in
-an SSE ``error`` event, which the SDK raises as ``APIError``. A client that
-disconnects cancels its upstream request. Request bodies are size-limited.
+breaks (malformed SSE or chunks, dropped connection, a timeout between
+chunks) ends in an SSE ``error`` event, which the SDK raises as ``APIError``;
+an answer that is not a chat completion is a 502. A client that disconnects
+cancels its upstream request, streamed or not. Every buffer is bounded (see
+:class:`Limits`), and no message echoes the upstream's credentials.
 """
 
 from __future__ import annotations
 
+import asyncio
+import codecs
+import hmac
+import ipaddress
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import logging
+import warnings
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from toolparse.errors import ToolparseError
 from toolparse.openai.calling import ToolCalling
@@ -36,6 +46,46 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
 DEFAULT_TIMEOUT = 300.0
+_LOG = logging.getLogger("toolparse.serve")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What the proxy holds or waits for at most (the README's table says what a
+    client sees past each)."""
+
+    max_body: int = DEFAULT_MAX_BODY
+    """A client's request body, in bytes (past it: 413)."""
+    body_timeout: float = 30.0
+    """Seconds for a client to send its whole request body (past it: 408)."""
+    timeout: float = DEFAULT_TIMEOUT
+    """Seconds to connect to the upstream (10 at most), for its answer to begin,
+    and between two of its reads (past it: 504, or an SSE error mid-stream)."""
+    max_upstream_body: int = 64 * 1024 * 1024
+    """A whole (non-streamed or error) upstream answer, in bytes (past it: 502)."""
+    max_upstream_line: int = 16 * 1024 * 1024
+    """One line of the upstream's event stream, in characters (past it: an SSE error)."""
+    max_upstream_event: int = 64 * 1024 * 1024
+    """One event's data (``data:`` lines with no blank line to end them), in
+    characters (past it: an SSE error)."""
+
+
+def redact(url: str) -> str:
+    """``url`` without the user name and password it may carry (never shown to a client)."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))
+
+
+def is_loopback(host: str) -> bool:
+    """``host`` is only reachable from this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def _needs_extra() -> None:
@@ -75,7 +125,7 @@ def _relay_events(events: list[ServerSentEvent], converter: CompletionStream, ou
             return True
         try:
             chunk = json.loads(data)
-        except ValueError:
+        except (ValueError, RecursionError):
             chunk = None
         if not isinstance(chunk, dict):
             out.append(_sse_error("the upstream sent malformed SSE data", "upstream_error", "malformed"))
@@ -92,6 +142,61 @@ def _relay_done(converter: CompletionStream, out: list[str]) -> None:
     out.append("data: [DONE]\n\n")
 
 
+def _as_chunk(answer: dict[str, Any]) -> dict[str, Any]:
+    """A whole chat completion as the one chunk that streams it (an upstream
+    that answered a streamed request with JSON)."""
+    choices = []
+    for choice in answer.get("choices") or ():
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(message, dict):
+            raise ValueError("a choice of the upstream's answer has no message")
+        delta = {k: message[k] for k in ("content", "reasoning_content", "reasoning") if k in message}
+        choices.append(
+            {"index": choice.get("index", 0), "delta": delta, "finish_reason": choice.get("finish_reason")}
+        )
+    rest = {k: v for k, v in answer.items() if k not in ("choices", "object")}
+    return {**rest, "object": "chat.completion.chunk", "choices": choices}
+
+
+async def _read_bounded(response: httpx.Response, limit: int) -> bytes | None:
+    """The response's body, or None past ``limit`` bytes (read no further)."""
+    parts: list[bytes] = []
+    total = 0
+    async for part in response.aiter_bytes():
+        total += len(part)
+        if total > limit:
+            return None
+        parts.append(part)
+    return b"".join(parts)
+
+
+async def _unless_disconnected(request: Request, work: Awaitable[Response]) -> Response:
+    """``work``'s response, or, when the client goes away first, ``work``
+    cancelled (its upstream request with it) and an empty 499."""
+    from starlette.responses import Response
+
+    task = asyncio.ensure_future(work)
+
+    async def disconnected() -> None:
+        while (await request.receive())["type"] != "http.disconnect":
+            pass
+
+    watcher = asyncio.ensure_future(disconnected())
+    try:
+        await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not task.done():
+            task.cancel()
+        watcher.cancel()
+    with suppress(asyncio.CancelledError):
+        await watcher
+    if task.cancelled() or not task.done():
+        with suppress(asyncio.CancelledError):
+            await task
+        return Response(status_code=499)
+    return task.result()
+
+
 def create_app(
     upstream: str,
     *,
@@ -99,26 +204,32 @@ def create_app(
     timeout: float = DEFAULT_TIMEOUT,
     max_body: int = DEFAULT_MAX_BODY,
     calling: ToolCalling | None = None,
+    client_key: str | None = None,
+    limits: Limits | None = None,
 ) -> Starlette:
     """The proxy as an ASGI app: requests to ``upstream`` (a base URL ending
     in ``/v1``), tool calling by ``calling`` (default options). ``api_key``
-    replaces the client's ``Authorization`` for the upstream; ``timeout``
-    bounds the wait for the upstream's connection and for each of its chunks."""
+    replaces the client's ``Authorization`` for the upstream; ``client_key``,
+    when given, is the key every client must send (``Authorization: Bearer
+    ...``); ``limits`` bound what the proxy holds and waits for (``timeout``
+    and ``max_body`` set two of them, as before)."""
     _needs_extra()
     import httpx
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse, Response, StreamingResponse
     from starlette.routing import Route
 
+    bounds = limits if limits is not None else Limits(max_body=max_body, timeout=timeout)
     base = upstream.rstrip("/")
+    shown = redact(base)  # (what messages to clients call the upstream)
     tool_calling = calling if calling is not None else ToolCalling()
     client_box: list[httpx.AsyncClient] = []
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=100)
+        pool = httpx.Limits(max_connections=None, max_keepalive_connections=100)
         async with httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)), limits=limits
+            timeout=httpx.Timeout(bounds.timeout, connect=min(bounds.timeout, 10.0)), limits=pool
         ) as client:
             client_box.append(client)
             yield
@@ -128,29 +239,54 @@ def create_app(
         headers = {"content-type": "application/json"}
         if api_key is not None:
             headers["authorization"] = f"Bearer {api_key}"
-        elif "authorization" in request.headers:
+        elif "authorization" in request.headers and client_key is None:
             headers["authorization"] = request.headers["authorization"]
         return headers
 
+    def refused(request: Request) -> Response | None:
+        """A client without the proxy's key, when it has one: 401."""
+        if client_key is None:
+            return None
+        given = request.headers.get("authorization", "")
+        if hmac.compare_digest(given.encode(), f"Bearer {client_key}".encode()):
+            return None
+        return _error(
+            401, "a valid API key for this proxy is needed", "invalid_request_error", "invalid_api_key"
+        )
+
     async def read_body(request: Request) -> bytes | None:
         size = int(request.headers.get("content-length") or 0)
-        if size > max_body:
+        if size > bounds.max_body:
             return None
         parts: list[bytes] = []
         total = 0
         async for part in request.stream():
             total += len(part)
-            if total > max_body:
+            if total > bounds.max_body:
                 return None
             parts.append(part)
         return b"".join(parts)
 
     async def chat_completions(request: Request) -> Response:
-        raw = await read_body(request)
+        denied = refused(request)
+        if denied is not None:
+            return denied
+        try:
+            raw = await asyncio.wait_for(read_body(request), bounds.body_timeout)
+        except TimeoutError:
+            return _error(
+                408,
+                f"the request body did not arrive within {bounds.body_timeout:g} s",
+                "invalid_request_error",
+            )
         if raw is None:
-            return _error(413, f"the request body is larger than {max_body} bytes", "invalid_request_error")
+            return _error(
+                413, f"the request body is larger than {bounds.max_body} bytes", "invalid_request_error"
+            )
         try:
             payload = json.loads(raw)
+        except RecursionError:
+            return _error(400, "the request body is JSON nested too deep", "invalid_request_error")
         except ValueError:
             return _error(400, "the request body is not JSON", "invalid_request_error")
         if not isinstance(payload, dict):
@@ -159,6 +295,11 @@ def create_app(
             prepared, body = tool_calling.prepare(payload)
         except (ToolparseError, TypeError, ValueError) as exc:
             return _error(400, str(exc), "invalid_request_error")
+        except RecursionError:
+            return _error(400, "the request is nested too deep", "invalid_request_error")
+        return await _unless_disconnected(request, answer(request, prepared, body))
+
+    async def answer(request: Request, prepared: Any, body: dict[str, Any]) -> Response:
         client = client_box[0]
         url = f"{base}/chat/completions"
         try:
@@ -167,46 +308,65 @@ def create_app(
                 stream=True,
             )
         except httpx.TimeoutException:
-            return _error(504, f"the upstream {base} did not answer in time", "upstream_error", "timeout")
+            return _error(504, f"the upstream {shown} did not answer in time", "upstream_error", "timeout")
         except httpx.HTTPError as exc:
-            return _error(502, f"cannot reach the upstream {base}: {exc}", "upstream_error", "unreachable")
+            message = redact(str(exc)) if "@" in str(exc) else str(exc)
+            return _error(
+                502, f"cannot reach the upstream {shown}: {message}", "upstream_error", "unreachable"
+            )
         if upstream_response.status_code >= 400:
             return await passed_on(upstream_response)
         if body.get("stream"):
+            kind = upstream_response.headers.get("content-type", "")
+            stream = (
+                relay_whole(upstream_response, prepared, body)  # (the upstream ignored stream: true)
+                if kind.startswith("application/json")
+                else relay(upstream_response, prepared, body)
+            )
             return StreamingResponse(
-                relay(upstream_response, prepared, body),
+                stream,
                 media_type="text/event-stream",
                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
             )
+        content, failed = await whole(upstream_response)
+        if failed is not None:
+            return failed
         try:
-            content = await upstream_response.aread()
-        except httpx.TimeoutException:
-            return _error(504, "the upstream timed out while answering", "upstream_error", "timeout")
-        except httpx.HTTPError as exc:
-            return _error(502, f"the upstream broke off its answer: {exc}", "upstream_error", "dropped")
-        finally:
-            await upstream_response.aclose()
-        try:
-            answer = json.loads(content)
-            if not isinstance(answer, dict):
+            completion = json.loads(content)
+            if not isinstance(completion, dict):
                 raise ValueError("not an object")
-        except ValueError:
+        except (ValueError, RecursionError):
             return _error(502, "the upstream's answer is not a JSON object", "upstream_error", "malformed")
         try:
-            return JSONResponse(tool_calling.complete(prepared, answer))
+            return JSONResponse(tool_calling.complete(prepared, completion))
         except ToolCallFailed as exc:
             return _error(502, str(exc), "tool_call_error", exc.reason)
+        except Exception as exc:  # (an answer of a shape no chat completion has)
+            _LOG.warning("the upstream's answer could not be read: %r", exc)
+            return _error(
+                502, f"the upstream's answer is not a chat completion: {exc}", "upstream_error", "malformed"
+            )
 
-    async def passed_on(upstream_response: httpx.Response) -> Response:
+    async def whole(upstream_response: httpx.Response) -> tuple[bytes, Response | None]:
+        """The upstream's whole answer (bounded), or the error response to send."""
         try:
-            content = await upstream_response.aread()
-        except httpx.HTTPError:
-            content = b""
+            content = await _read_bounded(upstream_response, bounds.max_upstream_body)
+        except httpx.TimeoutException:
+            return b"", _error(504, "the upstream timed out while answering", "upstream_error", "timeout")
+        except httpx.HTTPError as exc:
+            return b"", _error(502, f"the upstream broke off its answer: {exc}", "upstream_error", "dropped")
         finally:
             await upstream_response.aclose()
+        if content is None:
+            message = f"the upstream's answer is larger than {bounds.max_upstream_body} bytes"
+            return b"", _error(502, message, "upstream_error", "too_large")
+        return content, None
+
+    async def passed_on(upstream_response: httpx.Response) -> Response:
+        content, failed = await whole(upstream_response)
         try:
-            data = json.loads(content)
-        except ValueError:
+            data = json.loads(content) if failed is None else None
+        except (ValueError, RecursionError):
             data = None
         status = upstream_response.status_code
         if isinstance(data, dict) and "error" in data:
@@ -218,19 +378,28 @@ def create_app(
         upstream_response: httpx.Response, prepared: Any, body: dict[str, Any]
     ) -> AsyncIterator[str]:
         """The upstream's SSE in, the client's SSE out: what one upstream read
-        completes goes out in one write."""
+        completes goes out in one write; its keep-alive comments go on as ours."""
         converter = tool_calling.converter(prepared, body.get("model"))
-        decoder = SSEDecoder()
+        decoder = SSEDecoder(bounds.max_upstream_line, bounds.max_upstream_event)
+        utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")  # (an event stream is UTF-8)
         out: list[str] = []
+        comments = 0
         try:
-            async for text in upstream_response.aiter_text():
-                if _relay_events(decoder.feed(text), converter, out):
+            async for raw in upstream_response.aiter_bytes():
+                events = decoder.feed(utf8.decode(raw))
+                if decoder.dropped:
+                    raise SSEError(decoder.dropped[0][1])
+                if _relay_events(events, converter, out):
                     yield "".join(out)
                     return
+                if decoder.comments != comments and not out:
+                    out.append(": keep-alive\n\n")
+                comments = decoder.comments
                 if out:
                     yield "".join(out)
                     out.clear()
-            if not _relay_events(decoder.close(), converter, out):  # (an upstream that ends without [DONE])
+            events = decoder.feed(utf8.decode(b"", final=True)) + decoder.close()
+            if not _relay_events(events, converter, out):  # (an upstream that ends without [DONE])
                 _relay_done(converter, out)
             yield "".join(out)
         except ToolCallFailed as exc:
@@ -241,17 +410,59 @@ def create_app(
             yield _sse_error("the upstream stopped sending in time", "upstream_error", "timeout")
         except httpx.HTTPError as exc:
             yield _sse_error(f"the upstream broke off the stream: {exc}", "upstream_error", "dropped")
+        except Exception as exc:  # (chunks of a shape no chat completion chunk has)
+            _LOG.warning("the upstream's stream could not be read: %r", exc)
+            yield "".join(out) + _sse_error(
+                f"the upstream sent a stream that is not chat completion chunks: {exc}",
+                "upstream_error",
+                "malformed",
+            )
         finally:
             await upstream_response.aclose()
 
+    async def relay_whole(
+        upstream_response: httpx.Response, prepared: Any, body: dict[str, Any]
+    ) -> AsyncIterator[str]:
+        """A streamed request the upstream answered whole (JSON): that answer,
+        streamed to the client as one chunk would have been."""
+        content, failed = await whole(upstream_response)
+        if failed is not None:
+            yield _sse_error(
+                json.loads(bytes(failed.body))["error"]["message"], "upstream_error", "malformed"
+            )
+            return
+        try:
+            completion = json.loads(content)
+            if not isinstance(completion, dict):
+                raise ValueError("not an object")
+            if "error" in completion:
+                yield _sse(completion)
+                return
+            converter = tool_calling.converter(prepared, body.get("model"))
+            out = [_sse(chunk) for chunk in converter.feed(_as_chunk(completion))]
+            _relay_done(converter, out)
+        except ToolCallFailed as exc:
+            yield _sse_error(str(exc), "tool_call_error", exc.reason)
+            return
+        except Exception as exc:  # (an answer of a shape no chat completion has)
+            _LOG.warning("the upstream's answer could not be read: %r", exc)
+            yield _sse_error(
+                f"the upstream's answer is not a chat completion: {exc}", "upstream_error", "malformed"
+            )
+            return
+        yield "".join(out)
+
     async def models(request: Request) -> Response:
         client = client_box[0]
+        denied = refused(request)
+        if denied is not None:
+            return denied
         try:
             upstream_response = await client.get(f"{base}/models", headers=headers_for(request))
         except httpx.TimeoutException:
-            return _error(504, f"the upstream {base} did not answer in time", "upstream_error", "timeout")
+            return _error(504, f"the upstream {shown} did not answer in time", "upstream_error", "timeout")
         except httpx.HTTPError as exc:
-            return _error(502, f"cannot reach the upstream {base}: {exc}", "upstream_error", "unreachable")
+            return _error(502, f"cannot reach the upstream {shown}: {exc}", "upstream_error", "unreachable")
         return Response(
             upstream_response.content,
             status_code=upstream_response.status_code,
@@ -286,10 +497,26 @@ def serve(
     max_body: int = DEFAULT_MAX_BODY,
     calling: ToolCalling | None = None,
     log_level: str = "info",
+    client_key: str | None = None,
+    limits: Limits | None = None,
 ) -> None:
     """Run the proxy with uvicorn until interrupted."""
     _needs_extra()
     import uvicorn
 
-    app = create_app(upstream, api_key=api_key, timeout=timeout, max_body=max_body, calling=calling)
+    if api_key is not None and client_key is None and not is_loopback(host):
+        warnings.warn(
+            f"toolparse serve listens on {host} with an upstream API key and no client key: anyone who "
+            "can reach the port spends the key (set --client-key-env)",
+            stacklevel=2,
+        )
+    app = create_app(
+        upstream,
+        api_key=api_key,
+        timeout=timeout,
+        max_body=max_body,
+        calling=calling,
+        client_key=client_key,
+        limits=limits,
+    )
     uvicorn.run(app, host=host, port=port, log_level=log_level)

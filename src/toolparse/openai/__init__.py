@@ -14,6 +14,7 @@ returns its own types; the conversion works on plain dicts without it.
 from toolparse.openai.chunks import (
     ChoiceStream,
     CompletionStream,
+    MalformedChunkError,
     ToolCallFailed,
     accumulate,
     call_problem,
@@ -25,6 +26,7 @@ __all__ = [
     "AsyncToolCallStream",
     "ChoiceStream",
     "CompletionStream",
+    "MalformedChunkError",
     "ToolCallFailed",
     "ToolCallStream",
     "accumulate",

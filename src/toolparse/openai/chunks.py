@@ -69,6 +69,12 @@ class ToolCallFailed(ToolparseError):
         self.reason = reason
 
 
+class MalformedChunkError(ToolparseError, ValueError):
+    """An upstream chunk is not of the shape a chat completion chunk has
+    (``choices`` not a list of objects with an integer ``index`` and an object
+    ``delta``): the server sent something else."""
+
+
 def check_options(mode: str, on_error: str) -> None:
     """Raise :class:`~toolparse.InvalidOptionError` for a mode or on_error not known."""
     if mode not in MODES:
@@ -307,12 +313,21 @@ class CompletionStream:
             if chunk.get(key) is not None:
                 envelope[key] = chunk[key]
         out: list[dict[str, Any]] = []
-        for choice in chunk.get("choices") or ():
+        choices = chunk.get("choices") or ()
+        if not isinstance(choices, (list, tuple)):
+            raise MalformedChunkError(f"a chunk's choices must be a list, not {type(choices).__name__}")
+        for choice in choices:
+            if not isinstance(choice, Mapping) or type(choice.get("index", 0)) is not int:
+                raise MalformedChunkError(
+                    f"not a chunk's choice (an object with an integer index): {choice!r:.100}"
+                )
             index = choice.get("index", 0)
             if index in self._finished:
                 continue
-            stream = self._stream(index)
             delta = choice.get("delta") or {}
+            if not isinstance(delta, Mapping):
+                raise MalformedChunkError(f"a choice's delta must be an object, not {type(delta).__name__}")
+            stream = self._stream(index)
             reasoning = delta.get("reasoning_content") or delta.get("reasoning")
             deltas = stream.reasoning(reasoning) if isinstance(reasoning, str) else []
             content = delta.get("content")
