@@ -335,10 +335,13 @@ CONFIGURE_CALLS = {
         '"interval": "1 d", "note": "kept"}',
         "configure",
     ),
-    "qwen3-coder": "<tool_call>\n<function=configure>\n<parameter=count>\n7\n</parameter>\n"
+    # (the parameter the schema lacks comes first: after a value, only a parameter the tool
+    # has ends it, see test_grammar_qwen3_coder)
+    "qwen3-coder": "<tool_call>\n<function=configure>\n<parameter=note>\nkept\n</parameter>\n"
+    "<parameter=count>\n7\n</parameter>\n"
     "<parameter=enabled>\nfalse\n</parameter>\n<parameter=tags>\na, b\n</parameter>\n"
     '<parameter=opts>\n{"depth": "3"}\n</parameter>\n<parameter=interval>\n1 d\n</parameter>\n'
-    "<parameter=note>\nkept\n</parameter>\n</function>\n</tool_call>",
+    "</function>\n</tool_call>",
     "xml": "<configure><count>7</count><enabled>false</enabled><tags>a, b</tags>"
     "<opts><depth>3</depth></opts><interval>1 d</interval><note>kept</note></configure>",
 }

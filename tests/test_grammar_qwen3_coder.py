@@ -260,24 +260,7 @@ EXPECT: dict[str, Expect] = {
 
 # Where toolparse falls short of its own README. The expectation is the source's (the
 # README's promise); each case fails today.
-FAULTS = {
-    "vllm-q3c-parameter-lines-in-value": (
-        "'</parameter>' followed by '<parameter=new_string>' ends the value although new_string "
-        "names no parameter of write_file: the rule for a value left open checks the name (the "
-        "README), the closing tag's lookahead does not, so the value is cut and a parameter "
-        "new_string invented"
-    ),
-    "vllm-q3c-real-parameter-name-in-value": (
-        "'<parameter=path>' on a line of its own inside a value, balanced by its '</parameter>' "
-        "(the README: the format's own markup inside a value is counted open and closed in "
-        "balance), ends the value; 'literal/value' and the closing '\"\"\"' are lost with no error"
-    ),
-    "vllm-q3c-whole-call-in-value": (
-        "a whole literal call inside a value, on lines of its own, whose '<parameter=path>' names "
-        "a parameter of the tool: the value is cut at it, and the end of the real call leaks into "
-        'the text (\'\\n"""\\n</parameter>\\n</function>\\n</tool_call>\')'
-    ),
-}
+FAULTS: dict[str, str] = {}
 
 
 def test_every_fixture_case_has_an_expectation() -> None:
@@ -399,3 +382,55 @@ def test_a_past_call_is_written_as_the_qwen3_coder_template_writes_it() -> None:
     result = prompt.render_result("write_file", "ok")
     assert result == "<tool_response>\nok\n</tool_response>"
     assert calls_of(run_checked(result)) == []
+
+
+# -- literal markup in a value (issue 25): the tool's schema decides where a value ends
+
+
+WRITE = [tool("write_file", path=STRING, content=STRING, mode=STRING)]
+CLOSE = "</parameter>\n</function>\n</tool_call>"
+
+
+def test_a_closing_tag_followed_by_a_parameter_the_tool_lacks_stays_in_the_value() -> None:
+    body = 'T = """\n</parameter>\n<parameter=new_string>\nx\n</parameter>\n"""'
+    text = f"<tool_call>\n<function=write_file>\n<parameter=content>\n{body}\n{CLOSE}"
+    assert calls_of(run_checked(text, tools=WRITE)) == [
+        {"name": "write_file", "arguments": {"content": body}}
+    ]
+    # (an extra parameter a model invents after a value is read into that value: the
+    # schema cannot tell it from a literal one, and a literal one is what agents write)
+    text = text.replace(body, "a").replace("</function>", "<parameter=extra>\nb\n</parameter>\n</function>")
+    (call,) = calls_of(run_checked(text, tools=WRITE))
+    assert call["arguments"]["content"] == "a\n</parameter>\n<parameter=extra>\nb"
+
+
+def test_with_no_tools_declared_a_literal_parameter_line_still_cuts_the_value() -> None:
+    body = "x\n</parameter>\n<parameter=new_string>\ny"
+    text = f"<tool_call>\n<function=write_file>\n<parameter=content>\n{body}\n{CLOSE}"
+    assert calls_of(run_checked(text)) == [
+        {"name": "write_file", "arguments": {"content": "x", "new_string": "y"}}
+    ]
+
+
+def test_a_parameter_already_given_does_not_end_a_value_left_open() -> None:
+    body = "doc = '''\n<parameter=path>\nnot/this\n'''"
+    text = (
+        "<tool_call>\n<function=write_file>\n<parameter=path>\na.py\n</parameter>\n"
+        f"<parameter=content>\n{body}\n</parameter>\n</function>\n</tool_call>"
+    )
+    assert calls_of(run_checked(text, tools=WRITE)) == [
+        {"name": "write_file", "arguments": {"path": "a.py", "content": body}}
+    ]
+
+
+def test_inside_a_literal_call_a_parameter_the_call_lacks_does_not_end_the_value() -> None:
+    inner = "<tool_call>\n<function=write_file>\n<parameter=mode>\nw\n</parameter>\n</function>\n</tool_call>"
+    body = f'EXAMPLE = """\n{inner}\n"""'
+    text = (
+        "<tool_call>\n<function=write_file>\n<parameter=path>\nex.py\n</parameter>\n"
+        f"<parameter=content>\n{body}\n</parameter>\n<parameter=mode>\nw\n</parameter>\n"
+        "</function>\n</tool_call>"
+    )
+    assert calls_of(run_checked(text, tools=WRITE)) == [
+        {"name": "write_file", "arguments": {"path": "ex.py", "content": body, "mode": "w"}}
+    ]

@@ -135,6 +135,10 @@ class CallContext:
     call_name = None
     property_names = None
 
+    def given(self, name: str) -> bool:
+        """(The visible text's tag context) no call is being read."""
+        return False
+
     __slots__ = (
         "_id_factory",
         "_plans",
@@ -567,6 +571,12 @@ class MemberCall(Call):
         if self._mode == _STREAM:
             self.scratch.append('"')
         return self._mode in (_STREAM, _SNIFF)
+
+    def has(self, key: str) -> bool:
+        """A member named ``key`` was given in this call (the one being read
+        included) and takes no second value (a parameter repeated where the schema
+        wants an array does)."""
+        return key not in self._deferred and (key == self._key or key in self._keys)
 
     def open_string(self) -> OpenString | None:
         """While a string member streams: the engine may append plain text itself."""

@@ -79,6 +79,9 @@ class TagContext(Protocol):
     def property_names(self) -> tuple[str, ...] | None:
         """The called tool's schema properties, sorted (None: any name)."""
 
+    def given(self, name: str) -> bool:
+        """A member of this name was already given in the call being read."""
+
 
 class Hit(NamedTuple):
     """A terminal found: ``text[start:end]``, its key in the region's steps, and
@@ -227,7 +230,8 @@ class Lexicon:
                 return self._tag_hit(m, ctx)
         if self._name_end:
             m = _NAME_END.match(text, pos)
-            if m is not None and _accepts(PROPERTY_TAG, m.group(1), ctx):
+            # (a member that begins: one the tool has, and not one already given)
+            if m is not None and _accepts(PROPERTY_TAG, m.group(1), ctx) and not ctx.given(m.group(1)):
                 return _new_tuple(Hit, (pos, m.end(), PROPERTY_NAME, m.group(1)))
         return None
 

@@ -388,10 +388,26 @@ class ValueReader:
         key = hit.key
         depth = self._depth
         if depth and depth.get(key):
-            depth[key] -= 1  # it closes markup nested in the value: text
-            self._text(text[i : hit.end])
-            return hit.end, None
-        if key in self._steps:
+            ends = None
+            if self._nest_at_line_start and key in self._steps and sum(depth.values()) == 1:
+                # (it would close the only markup open in the value, an example on lines of
+                # its own: where the structure goes on after it, it is the value's own end,
+                # the example left open. Nesting anywhere (xml's same-name elements) is
+                # markup the value holds, and is always closed in balance.)
+                ends = self._confirmed(self._conditions.get(key, _ALWAYS), text, hit.end, final)
+                if ends is None:
+                    self._pending = (text[i : hit.end], key, hit.name)
+                    return i, None
+            depth[key] -= 1
+            if not ends:  # it closes markup nested in the value: text
+                self._text(text[i : hit.end])
+                return hit.end, None
+            self._newline = False
+            return i, hit
+        verdict: bool | None
+        if key in self._nest and self.nested:
+            verdict = False  # (markup the value nests, opened inside open nested markup: nested too)
+        elif key in self._steps:
             verdict = self._confirmed(self._conditions.get(key, _ALWAYS), text, hit.end, final)
             if verdict is None:
                 self._pending = (text[i : hit.end], key, hit.name)
@@ -416,16 +432,36 @@ class ValueReader:
         confirm = condition.confirm
         if confirm is None:
             return True
+        return self._follows(condition, text, after, final, nested=False)
+
+    def _follows(
+        self, condition: Condition, text: str, after: int, final: bool, *, nested: bool
+    ) -> bool | None:
+        """Does one of ``condition.confirm`` follow ``after`` (past whitespace)? A
+        terminal that confirms and is itself one of the value's steps with a
+        confirmation of its own (``</parameter>`` confirmed by ``<parameter=``,
+        which needs a parameter the tool has and has not been given) confirms
+        only when that holds too (``nested``: that second look; it goes no deeper)."""
+        confirm = condition.confirm
+        assert confirm is not None
         m = _NOT_SPACE.search(text, after, after + _MAX_SPACE_BEFORE_CONFIRM + 1)
         if m is None:
             if len(text) - after > _MAX_SPACE_BEFORE_CONFIRM:
                 return False  # a long run of whitespace: not the structure that ends a value
-            return condition.end_of_stream if final else None
+            if not final:
+                return None
+            return (
+                True if nested else condition.end_of_stream
+            )  # (nested: the terminal came; the stream ended)
         j = m.start()
         if confirm.firsts is not None and text[j] not in confirm.firsts:
             return False
-        if confirm.match_at(text, j, self._ctx) is not None:
-            return True
+        hit = confirm.match_at(text, j, self._ctx)
+        if hit is not None:
+            inner = self._conditions.get(hit.key)
+            if nested or inner is None or inner.confirm is None:
+                return True
+            return self._follows(inner, text, hit.end, final, nested=True)
         if not final and confirm.prefix_at(text, j, self._ctx):
             return None
         return False
