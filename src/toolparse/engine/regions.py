@@ -107,17 +107,20 @@ class SpaceReader(RegionReader[CSpace]):
         # (a terminal that comes first begins in the whitespace or at the first other
         # character: none is looked for further, or a delta of many short regions
         # would be searched to its end once per region)
-        end = n if m is None else m.start() + lexicon.max_len
-        hit = lexicon.find(text, i, block, end) if end < n else lexicon.find(text, i, block)
-        if m is not None and (hit is None or m.start() < hit.start):
+        if m is None:
+            hit = lexicon.find(text, i, block)
+        else:
             j = m.start()
-            step = region.chars.get(text[j]) or region.otherwise
-            assert step is not None
-            if step.to != TO_STAY:
-                if hit is not None or j < lexicon.partial_start(text, i, block):
-                    return block.step(step, j, j, None, base)
-            elif hit is None and end < n:  # (the text is passed over, up to the next terminal)
-                hit = lexicon.find(text, i, block)
+            end = j + lexicon.max_len
+            hit = lexicon.find(text, i, block, end) if end < n else lexicon.find(text, i, block)
+            if hit is None or j < hit.start:
+                step = region.chars.get(text[j]) or region.otherwise
+                assert step is not None
+                if step.to != TO_STAY:
+                    if hit is not None or j < lexicon.partial_start(text, i, block):
+                        return block.step(step, j, j, None, base)
+                elif hit is None and end < n:  # (the text is passed over, up to the next terminal)
+                    hit = lexicon.find(text, i, block)
         limit = hit.start if hit is not None else lexicon.partial_start(text, i, block)
         if hit is None:
             if final:  # a terminal cut short by the end of the stream (``</tool``): markup
