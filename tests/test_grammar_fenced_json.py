@@ -94,16 +94,8 @@ def test_the_prompted_form_with_text_on_both_sides() -> None:
         "\n``",
         "`",
         "```",
-        pytest.param(
-            "\n````",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason=(
-                    "the grammar's docstring says a run of backticks closes the fence; a run of four "
-                    "closes it with three and leaves the fourth in the text"
-                ),
-            ),
-        ),
+        "\n````",
+        "\n`````",
     ],
 )
 def test_a_run_of_backticks_closes_the_fence(closer: str) -> None:

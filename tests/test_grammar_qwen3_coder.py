@@ -332,14 +332,6 @@ def test_a_call_whose_tool_call_closer_never_came_is_read() -> None:
     assert text_of(events) == "Checking.\n" and errors_of(events) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "the README says qwen3-coder reads 'missing </function>/</tool_call> at the end'; a missing "
-        "</tool_call> is read, but a call whose last </parameter> came and whose </function> did "
-        "not is an unfinished_call error"
-    ),
-)
 def test_a_call_cut_off_after_its_last_parameter_is_read() -> None:
     # (the value's closer came; only </function> and </tool_call> are missing)
     text = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n"

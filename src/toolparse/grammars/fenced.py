@@ -60,7 +60,7 @@ FENCED_JSON = Grammar(
     regions={
         "calls": JsonCalls(then="after calls"),
         "after calls": Space(
-            {"```": go(END), "``": go(END), "`": go(END), OPENER: go(BEFORE)},
+            {**dict.fromkeys(("`````", "````", "```", "``", "`"), go(END)), OPENER: go(BEFORE)},
             otherwise=Fail("unexpected text after the call", ErrorReason.MALFORMED_JSON),
         ),
     },

@@ -185,6 +185,8 @@ QWEN3_CODER = Grammar(
                 ANY_CLOSE_TAG: go("parameters"),  # a parameter closed twice
             },
             otherwise=Fail("unexpected text between the parameters"),
+            # (the stream ended after a parameter: </function> and </tool_call> missing)
+            at_end=go(END, end_call=True),
         ),
         "parameter name": Name(
             {">": go("value", member=True)},
