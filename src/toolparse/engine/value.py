@@ -405,7 +405,7 @@ class ValueReader:
             self._newline = False
             return i, hit
         verdict: bool | None
-        if key in self._nest and self.nested:
+        if depth and key in self._nest and any(depth.values()):
             verdict = False  # (markup the value nests, opened inside open nested markup: nested too)
         elif key in self._steps:
             verdict = self._confirmed(self._conditions.get(key, _ALWAYS), text, hit.end, final)
