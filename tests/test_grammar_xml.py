@@ -212,11 +212,6 @@ EXPECT: dict[str, Expect] = {
 # source's; each case fails today.
 ATTRIBUTES = "a child element with attributes is not read as a parameter (or an <item>): %s"
 FAULTS = {
-    "aisdk-xml-closing-tag-with-space": (
-        "'</ a>' after a complete parameter turns the call into an unfinished_call error (and "
-        "swallows whatever follows), where the call without it stands (the README: a call never "
-        "closed keeps its parameters; stray text between parameters is passed over)"
-    ),
     "aisdk-xml-attributes-on-string-tag": ATTRIBUTES
     % "'</file_path>' followed by '<content type=\"html\">' does not close file_path, which swallows "
     "the rest of the call ('/home/u/file.html</file_path><content type=...')",
@@ -277,13 +272,6 @@ def test_an_undeclared_tools_element_and_a_declared_tag_in_prose_are_text() -> N
         assert calls_of(events) == [] and errors_of(events) == [] and text_of(events) == text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "'</get_weather >' (well-formed XML: an end tag may hold spaces before '>') does not "
-        "close the call: unfinished_call, and the text after it is swallowed"
-    ),
-)
 def test_a_closing_tag_with_a_space_before_its_bracket_closes_the_call() -> None:
     events = run_checked("<get_weather><city>Paris</city></get_weather > Done.")
     assert calls_of(events) == [{"name": "get_weather", "arguments": {"city": "Paris"}}]

@@ -39,11 +39,13 @@ from toolparse.readers.markers import full_pattern, trie_patterns
 
 TAG_NAME: Final = r"[^\s<>/=\"'&]{1,256}"
 """What a tag's name may hold: any character but whitespace and markup (non-ASCII names too)."""
-_TAG: Final = re.compile(rf"<(/?)({TAG_NAME})(/?)>")
-_TAG_SO_FAR: Final = re.compile(r"<(/?)([^\s<>/=\"'&]{0,256})(/?)\Z")
+# (whitespace before the '>' is XML's own; after a closing tag's '/' it is not, but
+# models write '</\n  step>': both are read, a bounded run of it)
+_TAG: Final = re.compile(rf"<(?:(/)[ \t\r\n]{{0,16}})?({TAG_NAME})[ \t\r\n]{{0,16}}(/?)>")
+_TAG_SO_FAR: Final = re.compile(r"<(?:(/)[ \t\r\n]{0,16})?((?:[^\s<>/=\"'&]{1,256}[ \t\r\n]{0,16})?)(/?)\Z")
 _NAME_END: Final = re.compile(rf"({TAG_NAME})>")
 _NAME_SO_FAR: Final = re.compile(r"[^\s<>/=\"'&]{0,256}\Z")
-_TAG_LONGEST: Final = 260
+_TAG_LONGEST: Final = 292
 _NEVER_IN_TAG_NAMES: Final = " \t\n=\"'>"  # (nor "/": closing tags begin with it)
 
 # (closing, self-closing) of each tag term, in the order they are tried
@@ -268,7 +270,7 @@ class Lexicon:
     # -- tags ---------------------------------------------------------------------------
 
     def _tag_hit(self, m: re.Match[str], ctx: TagContext) -> Hit | None:
-        closing, name, empty = m.group(1), m.group(2), m.group(3)
+        closing, name, empty = m.group(1) or "", m.group(2), m.group(3)
         for term in self._by_shape[(closing, empty)]:
             if term in _ANY or _accepts(term, name, ctx):
                 return _new_tuple(Hit, (m.start(), m.end(), term, name))
@@ -280,9 +282,11 @@ class Lexicon:
         m = _TAG_SO_FAR.match(text, at)
         if m is None:
             return False
-        closing, name, empty = m.group(1), m.group(2), m.group(3)
+        closing, spelled, empty = m.group(1) or "", m.group(2), m.group(3)
+        name = spelled.rstrip()
+        complete = bool(empty) or len(name) < len(spelled)  # (a space ends the name)
         for term in self._may_grow[(closing, empty)]:
-            if not name or term in _ANY or _may_become(term, name, bool(empty), ctx):
+            if not name or term in _ANY or _may_become(term, name, complete, ctx):
                 return True
         return False
 
