@@ -70,6 +70,15 @@ class Limits:
     characters (past it: an SSE error)."""
 
 
+class _UpstreamFailed(Exception):
+    """The upstream's whole answer could not be had: the status and code to tell."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
 def redact(url: str) -> str:
     """``url`` without the user name and password it may carry (never shown to a client)."""
     parts = urlsplit(url)
@@ -328,9 +337,10 @@ def create_app(
                 media_type="text/event-stream",
                 headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
             )
-        content, failed = await whole(upstream_response)
-        if failed is not None:
-            return failed
+        try:
+            content = await whole(upstream_response)
+        except _UpstreamFailed as failure:
+            return _error(failure.status, str(failure), "upstream_error", failure.code)
         try:
             completion = json.loads(content)
             if not isinstance(completion, dict):
@@ -347,25 +357,28 @@ def create_app(
                 502, f"the upstream's answer is not a chat completion: {exc}", "upstream_error", "malformed"
             )
 
-    async def whole(upstream_response: httpx.Response) -> tuple[bytes, Response | None]:
-        """The upstream's whole answer (bounded), or the error response to send."""
+    async def whole(upstream_response: httpx.Response) -> bytes:
+        """The upstream's whole answer (bounded); _UpstreamFailed says why not."""
         try:
             content = await _read_bounded(upstream_response, bounds.max_upstream_body)
         except httpx.TimeoutException:
-            return b"", _error(504, "the upstream timed out while answering", "upstream_error", "timeout")
+            raise _UpstreamFailed(504, "timeout", "the upstream timed out while answering") from None
         except httpx.HTTPError as exc:
-            return b"", _error(502, f"the upstream broke off its answer: {exc}", "upstream_error", "dropped")
+            raise _UpstreamFailed(502, "dropped", f"the upstream broke off its answer: {exc}") from None
         finally:
             await upstream_response.aclose()
         if content is None:
             message = f"the upstream's answer is larger than {bounds.max_upstream_body} bytes"
-            return b"", _error(502, message, "upstream_error", "too_large")
-        return content, None
+            raise _UpstreamFailed(502, "too_large", message)
+        return content
 
     async def passed_on(upstream_response: httpx.Response) -> Response:
-        content, failed = await whole(upstream_response)
         try:
-            data = json.loads(content) if failed is None else None
+            content = await whole(upstream_response)
+        except _UpstreamFailed:
+            content = b""
+        try:
+            data = json.loads(content)
         except (ValueError, RecursionError):
             data = None
         status = upstream_response.status_code
@@ -425,11 +438,10 @@ def create_app(
     ) -> AsyncIterator[str]:
         """A streamed request the upstream answered whole (JSON): that answer,
         streamed to the client as one chunk would have been."""
-        content, failed = await whole(upstream_response)
-        if failed is not None:
-            yield _sse_error(
-                json.loads(bytes(failed.body))["error"]["message"], "upstream_error", "malformed"
-            )
+        try:
+            content = await whole(upstream_response)
+        except _UpstreamFailed as failure:
+            yield _sse_error(str(failure), "upstream_error", failure.code)
             return
         try:
             completion = json.loads(content)
