@@ -82,7 +82,9 @@ class TagContext(Protocol):
         """The called tool's schema properties, sorted (None: any name)."""
 
     def given(self, name: str) -> bool:
-        """A member of this name was already given in the call being read."""
+        """A member of this name was already given in the call being read (asked
+        only where the tool's schema is known: without one, a repeated name may
+        be an array's)."""
 
 
 class Hit(NamedTuple):
@@ -232,9 +234,13 @@ class Lexicon:
                 return self._tag_hit(m, ctx)
         if self._name_end:
             m = _NAME_END.match(text, pos)
-            # (a member that begins: one the tool has, and not one already given)
-            if m is not None and _accepts(PROPERTY_TAG, m.group(1), ctx) and not ctx.given(m.group(1)):
-                return _new_tuple(Hit, (pos, m.end(), PROPERTY_NAME, m.group(1)))
+            if m is not None:
+                # (a member that begins: any, with no schema; else one the tool has and
+                # the call has not been given)
+                name = m.group(1)
+                properties = ctx.property_names
+                if properties is None or (_has(properties, name, True) and not ctx.given(name)):
+                    return _new_tuple(Hit, (pos, m.end(), PROPERTY_NAME, name))
         return None
 
     def partial_start(self, text: str, start: int, ctx: TagContext) -> int:

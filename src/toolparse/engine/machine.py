@@ -246,9 +246,8 @@ class Machine:
         return self.ctx.tool_names
 
     def given(self, name: str) -> bool:
-        # (known only with the tool's schema: without one, a repeated name may be an array's)
         call = self.call
-        return isinstance(call, MemberCall) and self.property_names is not None and call.has(name)
+        return isinstance(call, MemberCall) and call.has(name)
 
     @property
     def property_names(self) -> tuple[str, ...] | None:
