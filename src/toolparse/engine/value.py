@@ -387,39 +387,37 @@ class ValueReader:
             return i, None  # (a longer terminal may still match here)
         key = hit.key
         depth = self._depth
-        if depth and depth.get(key):
-            ends = None
-            if self._nest_at_line_start and key in self._steps and sum(depth.values()) == 1:
-                # (it would close the only markup open in the value, an example on lines of
-                # its own: where the structure goes on after it, it is the value's own end,
-                # the example left open. Nesting anywhere (xml's same-name elements) is
-                # markup the value holds, and is always closed in balance.)
-                ends = self._confirmed(self._conditions.get(key, _ALWAYS), text, hit.end, final)
-                if ends is None:
-                    self._pending = (text[i : hit.end], key, hit.name)
-                    return i, None
-            depth[key] -= 1
-            if not ends:  # it closes markup nested in the value: text
-                self._text(text[i : hit.end])
-                return hit.end, None
-            self._newline = False
-            return i, hit
+        closes = depth is not None and depth.get(key, 0) > 0  # it closes markup nested in the value
         verdict: bool | None
-        if depth and key in self._nest and any(depth.values()):
+        if closes:
+            # (text; but where it would close the only markup open, an example on lines of
+            # its own, and the structure goes on after it, it is the value's own end, the
+            # example left open. Nesting anywhere (xml's same-name elements) is markup the
+            # value holds, always closed in balance.)
+            assert depth is not None
+            only = self._nest_at_line_start and key in self._steps and sum(depth.values()) == 1
+            verdict = (
+                self._confirmed(self._conditions.get(key, _ALWAYS), text, hit.end, final) if only else False
+            )
+        elif depth and key in self._nest and any(depth.values()):
             verdict = False  # (markup the value nests, opened inside open nested markup: nested too)
         elif key in self._steps:
             verdict = self._confirmed(self._conditions.get(key, _ALWAYS), text, hit.end, final)
-            if verdict is None:
-                self._pending = (text[i : hit.end], key, hit.name)
-                return i, None
         else:
             verdict = False
-        if not verdict:
+        if verdict is None:
+            self._pending = (text[i : hit.end], key, hit.name)
+            return i, None
+        if closes:
+            assert depth is not None
+            depth[key] -= 1
+        elif not verdict:
             closing = self._nest.get(key)
             if closing is not None and (self._line_start or not self._nest_at_line_start):
                 if depth is None:
                     depth = self._depth = {}
                 depth[closing] = depth.get(closing, 0) + 1  # markup opened inside the value
+        if not verdict:
             self._text(text[i : hit.end])  # markup written inside the value
             return hit.end, None
         self._newline = False  # the newline before the ending terminal is dropped
@@ -450,9 +448,8 @@ class ValueReader:
                 return False  # a long run of whitespace: not the structure that ends a value
             if not final:
                 return None
-            return (
-                True if nested else condition.end_of_stream
-            )  # (nested: the terminal came; the stream ended)
+            # (nested: the confirming terminal came, then the stream ended)
+            return True if nested else condition.end_of_stream
         j = m.start()
         if confirm.firsts is not None and text[j] not in confirm.firsts:
             return False
