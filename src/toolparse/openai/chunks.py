@@ -104,7 +104,9 @@ class ChoiceStream:
     """One choice of a chat completion: model text in, ``delta`` dicts out.
 
     ``reasoning_field`` names the delta field reasoning goes in
-    (``"reasoning_content"``, as vLLM, SGLang and DeepSeek write it).
+    (``"reasoning_content"``, as vLLM, SGLang and DeepSeek write it); None
+    leaves reasoning the parser reads in the content as the model wrote it,
+    markers included (a call drafted in it is still never read).
     Trailing whitespace of the content is held until more content comes; at
     the end it is dropped when calls were delivered (models pad calls with
     newlines), so the content is the same streamed or not, however the
@@ -129,7 +131,7 @@ class ChoiceStream:
         *,
         mode: str = "validated",
         on_error: str = "content",
-        reasoning_field: str = "reasoning_content",
+        reasoning_field: str | None = "reasoning_content",
     ) -> None:
         check_options(mode, on_error)
         self._parser = parser
@@ -149,7 +151,8 @@ class ChoiceStream:
 
     def reasoning(self, text: str) -> list[dict[str, Any]]:
         """Reasoning the upstream already separated: passed on as it is."""
-        return self._with_role([{self._reasoning_field: text}]) if text else []
+        field = self._reasoning_field or "content"  # (None: as content, never read for calls)
+        return self._with_role([{field: text}]) if text else []
 
     def finish(self, finish_reason: str | None = None) -> tuple[list[dict[str, Any]], str]:
         """End of the choice: the last deltas and the finish reason to send."""
@@ -174,7 +177,9 @@ class ChoiceStream:
                 self._text(event.text, out)
             elif kind is ReasoningDelta:
                 assert isinstance(event, ReasoningDelta)
-                if event.text:
+                if self._reasoning_field is None:
+                    self._text(event.raw, out)
+                elif event.text:
                     _append(out, self._reasoning_field, event.text)
             elif kind is ToolCall:
                 assert isinstance(event, ToolCall)
