@@ -327,3 +327,13 @@ def test_a_long_argument_costs_linear_time_in_small_deltas_and_one_huge_one(mode
         small = min(_elapsed(cls, text(5_000), size) for _ in range(3))
         large = min(_elapsed(cls, text(20_000), size) for _ in range(3))
         assert large < 4 * small * 2.5 + 0.01, (mode, size, small, large)
+
+
+def test_a_request_without_tools_reads_no_call() -> None:
+    # (vLLM drops the calls of such a request: its markup must stay content, not vanish)
+    _, content, calls = Pair(parser_class("hermes"), None, None).parse(HERMES_CALL, request(None))
+    assert calls == [] and content == HERMES_CALL
+    assert (
+        stream(Pair(parser_class("hermes"), None, None), [HERMES_CALL], request(None))["content"]
+        == HERMES_CALL
+    )

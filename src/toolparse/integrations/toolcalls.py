@@ -240,3 +240,69 @@ class ToolStream:
                 call.extend(arguments)
         step.content = "".join(content)
         return step
+
+
+class StreamedRecords:
+    """The per-call records vLLM's ``ToolParser`` and SGLang's detectors keep
+    for their serving code, computed from what a :class:`ToolStream` sent.
+
+    The serving code reads ``prev_tool_call_arr`` and
+    ``streamed_args_for_tool`` at the end of a stream and sends whatever
+    part of the first it finds missing from the second; computed from the
+    same strings, nothing is ever missing, so nothing is sent twice. The base
+    classes' ``__init__`` resets them, which is all a setter accepts. A
+    class using this sets ``_stream`` before calling that ``__init__``.
+    """
+
+    _stream: ToolStream | None
+
+    def _delivered(self) -> list[DeliveredCall]:
+        return self._stream.calls if self._stream is not None else []
+
+    @property
+    def prev_tool_call_arr(self) -> list[dict[str, Any]]:
+        """Each call sent: its name and the arguments JSON sent so far (a string)."""
+        return [{"name": call.name, "arguments": call.arguments} for call in self._delivered()]
+
+    @prev_tool_call_arr.setter
+    def prev_tool_call_arr(self, value: list[dict[str, Any]]) -> None:
+        _only_reset("prev_tool_call_arr", value, [])
+
+    @property
+    def streamed_args_for_tool(self) -> list[str]:
+        """Each call's arguments JSON sent so far (the same strings as above)."""
+        return [call.arguments for call in self._delivered()]
+
+    @streamed_args_for_tool.setter
+    def streamed_args_for_tool(self, value: list[str]) -> None:
+        _only_reset("streamed_args_for_tool", value, [])
+
+    @property
+    def current_tool_id(self) -> int:
+        """The index of the last call sent (-1: none yet)."""
+        return len(self._delivered()) - 1
+
+    @current_tool_id.setter
+    def current_tool_id(self, value: int) -> None:
+        _only_reset("current_tool_id", value, -1)
+
+    @property
+    def current_tool_name_sent(self) -> bool:
+        return bool(self._delivered())
+
+    @current_tool_name_sent.setter
+    def current_tool_name_sent(self, value: bool) -> None:
+        _only_reset("current_tool_name_sent", value, False)
+
+
+def _only_reset(name: str, value: object, empty: object) -> None:
+    if value != empty:
+        raise AttributeError(f"{name} is computed from the calls streamed; it can only be reset to {empty!r}")
+
+
+def request_choice(tools: list[Any] | None, tool_choice: object) -> str | None:
+    """The ``tool_choice`` a server's request means for :class:`ToolStream`:
+    ``"none"`` when it says so or declares no tools (a call the server would
+    not deliver must stay content), else None (vLLM and SGLang constrain
+    ``"required"`` and named choices themselves and parse the JSON that gives)."""
+    return "none" if tool_choice == "none" or not tools else None

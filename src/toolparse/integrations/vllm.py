@@ -61,7 +61,14 @@ from toolparse.engine.declare import Grammar, Reasoning
 from toolparse.grammars import GRAMMARS
 from toolparse.grammars.reasoning import REASONING, get_reasoning
 from toolparse.integrations.reasoning import CLOSED, ReasoningSplit, prompt_state
-from toolparse.integrations.toolcalls import ServerOptions, Step, ToolStream, plain_tools
+from toolparse.integrations.toolcalls import (
+    ServerOptions,
+    Step,
+    StreamedRecords,
+    ToolStream,
+    plain_tools,
+    request_choice,
+)
 
 logger = init_logger(__name__)
 
@@ -70,7 +77,7 @@ PROMPT_TAIL_TOKENS = 32
 template opened or closed reasoning (constant work per request)."""
 
 
-class ToolparseToolParser(ToolParser):  # type: ignore[misc]
+class ToolparseToolParser(StreamedRecords, ToolParser):  # type: ignore[misc]
     """A vLLM tool parser reading ``grammar`` with toolparse (one instance per response).
 
     Subclasses set :attr:`grammar` (a name or a
@@ -103,42 +110,6 @@ class ToolparseToolParser(ToolParser):  # type: ignore[misc]
             )
         return cls.options
 
-    # -- what vLLM's serving code reads back: computed from the calls streamed ------------
-
-    @property
-    def prev_tool_call_arr(self) -> list[dict[str, Any]]:
-        """Each call streamed: its name and the arguments JSON streamed so far."""
-        return [{"name": call.name, "arguments": call.arguments} for call in self._calls()]
-
-    @prev_tool_call_arr.setter
-    def prev_tool_call_arr(self, value: list[dict[str, Any]]) -> None:
-        _only_reset("prev_tool_call_arr", value, [])
-
-    @property
-    def streamed_args_for_tool(self) -> list[str]:
-        """Each call's arguments JSON streamed so far (the same strings as above)."""
-        return [call.arguments for call in self._calls()]
-
-    @streamed_args_for_tool.setter
-    def streamed_args_for_tool(self, value: list[str]) -> None:
-        _only_reset("streamed_args_for_tool", value, [])
-
-    @property
-    def current_tool_id(self) -> int:
-        return len(self._calls()) - 1
-
-    @current_tool_id.setter
-    def current_tool_id(self, value: int) -> None:
-        _only_reset("current_tool_id", value, -1)
-
-    @property
-    def current_tool_name_sent(self) -> bool:
-        return bool(self._calls())
-
-    @current_tool_name_sent.setter
-    def current_tool_name_sent(self, value: bool) -> None:
-        _only_reset("current_tool_name_sent", value, False)
-
     def get_remaining_unstreamed_args(self) -> str:
         """Nothing: every argument goes out in a delta (the last ones from ``finish_streaming``)."""
         return ""
@@ -155,19 +126,18 @@ class ToolparseToolParser(ToolParser):  # type: ignore[misc]
         return plain_tools(getattr(request, "tools", None) or self.tools)
 
     def _new_stream(self, request: Any) -> ToolStream:
-        choice = "none" if getattr(request, "tool_choice", None) == "none" else None
-        return ToolStream(self.grammar, self._tools(request), tool_choice=choice, options=self._options)
-
-    def _calls(self) -> list[Any]:
-        return self._stream.calls if self._stream is not None else []
+        tools = self._tools(request)
+        choice = request_choice(tools, getattr(request, "tool_choice", None))
+        return ToolStream(self.grammar, tools, tool_choice=choice, options=self._options)
 
     # -- parsing ----------------------------------------------------------------------------
 
     def extract_tool_calls(self, model_output: str, request: Any) -> Any:
         """A whole response: always validated (a call goes out complete and valid, or as content)."""
-        choice = "none" if getattr(request, "tool_choice", None) == "none" else None
+        tools = self._tools(request)
+        choice = request_choice(tools, getattr(request, "tool_choice", None))
         content, calls = ToolStream.whole(
-            self.grammar, model_output, self._tools(request), tool_choice=choice, options=self._options
+            self.grammar, model_output, tools, tool_choice=choice, options=self._options
         )
         return ExtractedToolCallInformation(
             tools_called=bool(calls),
@@ -208,12 +178,6 @@ class ToolparseToolParser(ToolParser):  # type: ignore[misc]
             return None
         self._finished = True
         return _message(self._stream.finish())
-
-
-def _only_reset(name: str, value: object, empty: object) -> None:
-    # (ToolParser.__init__ sets these; the adapter computes them from what it streamed)
-    if value != empty:
-        raise AttributeError(f"{name} is computed from the calls streamed; it can only be reset to {empty!r}")
 
 
 def _message(step: Step) -> Any:
