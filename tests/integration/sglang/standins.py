@@ -226,7 +226,34 @@ def _customise(module: _MockModule) -> None:
         module.version = types.SimpleNamespace(
             cuda=None, hip=None, xpu=None, git_version="standin", __version__="2.14.1"
         )
-        dtypes = ["float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2", "int8", "uint8", "int16", "int32", "int64", "bool", "half", "float", "double", "long", "int", "uint16", "uint32", "uint64", "complex64", "cfloat"]
+        dtypes = [
+            "float16",
+            "bfloat16",
+            "float32",
+            "float64",
+            "float8_e4m3fn",
+            "float8_e5m2",
+            "float8_e4m3fnuz",
+            "float8_e5m2fnuz",
+            "float8_e8m0fnu",
+            "float4_e2m1fn_x2",
+            "int8",
+            "uint8",
+            "int16",
+            "int32",
+            "int64",
+            "bool",
+            "half",
+            "float",
+            "double",
+            "long",
+            "int",
+            "uint16",
+            "uint32",
+            "uint64",
+            "complex64",
+            "cfloat",
+        ]
         for dt in dtypes:
             setattr(module, dt, _MockModule(f"torch.{dt}"))
     elif name.startswith("torch.") and name.count(".") == 1:
