@@ -10,19 +10,23 @@
 #      OpenAIServingChat's streamed and whole tool-call paths);
 #   3. `vllm serve ... --tool-parser-plugin toolparse.integrations.vllm
 #      --tool-call-parser toolparse-hermes` up to the point a GPU is needed;
-#   4. vLLM's own tool-parser tests (from its sdist) against the plugin, with
+#   4. bench/vllm_adapter.py: CPU per streamed token, toolparse's adapter
+#      against vLLM's own parsers, in one process;
+#   5. vLLM's own tool-parser tests (from its sdist) against the plugin, with
 #      the pass counts per file (tests/integration/vllm/suites.txt explains
 #      each difference).
-# Steps 1-3 must pass; step 4 prints its figures (add --strict to fail when a
-# file passes fewer tests than recorded in SUITE_FLOORS below).
-# Usage: bash tests/integration/vllm.sh [--strict] [--skip-suites]
+# Steps 1-4 must pass (4: toolparse's output as expected); step 5 prints
+# its figures (add --strict to fail when a file passes fewer tests than its
+# recorded floor below).
+# Usage: bash tests/integration/vllm.sh [--strict] [--skip-suites] [--skip-bench]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-STRICT=0 SUITES=1
+STRICT=0 SUITES=1 BENCH=1
 for arg in "$@"; do
   case $arg in
     --strict) STRICT=1 ;;
     --skip-suites) SUITES=0 ;;
+    --skip-bench) BENCH=0 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -53,8 +57,13 @@ if grep -q "invalid tool call parser\|invalid reasoning parser\|Failed to load m
 fi
 echo "accepted: the plugin loaded, both parser names validated; stopped at model inspection (needs the real model and torch)"
 
+if [[ $BENCH == 1 ]]; then
+  echo "== 4. CPU per streamed token: vLLM's parsers against toolparse's (bench/vllm_adapter.py)"
+  (cd "$ROOT" && "$VLLM/bin/python" bench/vllm_adapter.py --repeats 5)
+fi
+
 [[ $SUITES == 1 ]] || exit 0
-echo "== 4. vLLM's own tool-parser tests against toolparse's plugin"
+echo "== 5. vLLM's own tool-parser tests against toolparse's plugin"
 # vLLM module.Class = toolparse class, per test file (minimum passes recorded on 2026-11-24)
 SUITES_SPEC=(
   "test_hermes_tool_parser.py|hermes_tool_parser.Hermes2ProToolParser=toolparse.integrations.vllm:ToolparseHermesToolParser|0"
