@@ -103,7 +103,7 @@ def test_each_grammars_example_gives_its_calls_whole_and_streamed_in_any_chunkin
                 {"name": c["name"], "arguments": json.loads(c["arguments"])} for c in streamed["calls"]
             ] == got
             assert streamed["content"] == (content or "")
-            assert [c["id"] for c in streamed["calls"]] != [c.id for c in calls] or not calls  # (fresh ids)
+            assert len({c["id"] for c in streamed["calls"]}) == len(calls)  # (an id per call)
 
 
 @pytest.mark.parametrize("grammar", list(GRAMMARS))
@@ -339,3 +339,31 @@ def test_a_request_without_tools_reads_no_call() -> None:
         stream(Pair(parser_class("hermes"), None, None), [HERMES_CALL], request(None))["content"]
         == HERMES_CALL
     )
+
+
+def test_kimi_calls_get_the_ids_its_template_replays_numbered_after_earlier_turns() -> None:
+    call = (
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:3<|tool_call_argument_begin|>"
+        '{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>'
+    )
+    past = {"role": "assistant", "tool_calls": [{"id": "functions.get_weather:0"}, {"id": "functions.x:1"}]}
+    req = request(
+        [WEATHER], messages=[{"role": "user", "content": "hi"}, past, {"role": "tool", "content": "1"}]
+    )
+    _, _, calls = Pair(parser_class("kimi"), None, [WEATHER]).parse(call, req)
+    assert [c.id for c in calls] == ["functions.get_weather:2"]
+    assert [
+        c["id"] for c in stream(Pair(parser_class("kimi"), None, [WEATHER]), list(call), req)["calls"]
+    ] == ["functions.get_weather:2"]
+    _, _, calls = Pair(parser_class("hermes"), None, [WEATHER]).parse(HERMES_CALL, req)
+    assert calls[0].id.startswith("call_")  # (a format without ids of its own: the server's)
+
+
+def test_a_request_that_switched_thinking_off_is_all_answer() -> None:
+    for kwargs in ({"enable_thinking": False}, {"thinking": False}):
+        parser = reasoning_class("think-open")(vllm_standin.CharTokenizer(), chat_template_kwargs=kwargs)
+        assert parser.extract_reasoning("Hello </think> there", request()) == (None, "Hello </think> there")
+    parser = reasoning_class("think-open")(
+        vllm_standin.CharTokenizer(), chat_template_kwargs={"enable_thinking": True}
+    )
+    assert parser.extract_reasoning("plan</think>Hello", request()) == ("plan", "Hello")

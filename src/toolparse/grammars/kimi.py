@@ -123,4 +123,4 @@ EXAMPLES: tuple[Example, ...] = (
         [{"name": "get_weather", "arguments": {"city": "Paris"}}],
     ),
 )
-ENTRY = GrammarEntry(KIMI, FRAGMENTS, EXAMPLES)
+ENTRY = GrammarEntry(KIMI, FRAGMENTS, EXAMPLES, call_ids="functions.{name}:{index}")

@@ -40,6 +40,11 @@ class GrammarEntry:
     fuzz_tools: Sequence[Mapping[str, Any]] | None = None
     """The tools this format is fuzzed and tested with by default (None: no
     tools declared); for a format whose calls open only at declared tools."""
+    call_ids: str | None = None
+    """How the model itself writes call ids, where its chat template writes
+    them back into later turns (a format of ``{name}`` and ``{index}``, the
+    call's position in the whole conversation): a server gives its calls
+    these ids. None: the ids are the server's own (``call_...``)."""
 
 
 def json_text(value: Any) -> str:

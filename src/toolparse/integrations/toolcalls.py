@@ -21,6 +21,7 @@ from typing import Any
 
 from toolparse.engine.declare import Grammar
 from toolparse.errors import InvalidOptionError
+from toolparse.grammars import get_entry
 from toolparse.grammars.reasoning import REASONING
 from toolparse.openai.chunks import MODES, ChoiceStream
 from toolparse.parser import StreamParser
@@ -158,10 +159,13 @@ class ToolStream:
     ``grammar`` names the wire format; ``tools`` are the request's tools
     (OpenAI-style dicts or :class:`~toolparse.Tool`); ``tool_choice`` is
     ``"none"`` (every character is content) or None. Each call delivered is
-    in :attr:`calls`.
+    in :attr:`calls`. Where the format has call ids of its own, which its
+    chat template replays in later turns (Kimi K2's ``functions.NAME:N``,
+    :attr:`~toolparse.grammars.prompts.GrammarEntry.call_ids`), the calls
+    get them, numbered after the ``history`` calls of the earlier turns.
     """
 
-    __slots__ = ("_choice", "calls")
+    __slots__ = ("_call_ids", "_choice", "_history", "calls")
 
     def __init__(
         self,
@@ -170,8 +174,11 @@ class ToolStream:
         *,
         tool_choice: str | None = None,
         options: ServerOptions | None = None,
+        history: int = 0,
     ) -> None:
         options = options or ServerOptions()
+        self._call_ids = get_entry(grammar).call_ids if isinstance(grammar, str) else None
+        self._history = history
         parser = StreamParser(
             grammar, tools, tool_choice=tool_choice, reasoning=options.reasoning, coerce=options.coerce
         )
@@ -199,6 +206,7 @@ class ToolStream:
         *,
         tool_choice: str | None = None,
         options: ServerOptions | None = None,
+        history: int = 0,
     ) -> tuple[str, list[DeliveredCall]]:
         """A whole (non-streamed) response: its content and its calls.
 
@@ -208,7 +216,7 @@ class ToolStream:
         options = options or ServerOptions()
         if options.mode != "validated":
             options = ServerOptions("validated", options.on_error, options.reasoning, options.coerce)
-        stream = cls(grammar, tools, tool_choice=tool_choice, options=options)
+        stream = cls(grammar, tools, tool_choice=tool_choice, options=options, history=history)
         content = stream.feed(text).content + stream.finish().content
         return content, stream.calls
 
@@ -227,7 +235,14 @@ class ToolStream:
                 arguments = function.get("arguments", "")
                 index = entry["index"]
                 if "id" in entry:
-                    call = DeliveredCall(entry["id"], function["name"])
+                    name = function["name"]
+                    native = self._call_ids
+                    call_id = (
+                        entry["id"]
+                        if native is None
+                        else native.format(name=name, index=self._history + index)
+                    )
+                    call = DeliveredCall(call_id, name)
                     calls.append(call)
                     step.calls.append(CallPiece(index, call.id, call.name, arguments))
                 else:
@@ -298,6 +313,17 @@ class StreamedRecords:
 def _only_reset(name: str, value: object, empty: object) -> None:
     if value != empty:
         raise AttributeError(f"{name} is computed from the calls streamed; it can only be reset to {empty!r}")
+
+
+def history_calls(messages: Iterable[Any] | None) -> int:
+    """How many calls the assistant made in a request's earlier turns (its
+    messages as dicts or objects with ``role`` and ``tool_calls``)."""
+    count = 0
+    for message in messages or ():
+        get = message.get if isinstance(message, Mapping) else lambda key, m=message: getattr(m, key, None)
+        if get("role") == "assistant":
+            count += len(get("tool_calls") or ())
+    return count
 
 
 def request_choice(tools: list[Any] | None, tool_choice: object) -> str | None:

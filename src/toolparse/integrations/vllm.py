@@ -66,6 +66,7 @@ from toolparse.integrations.toolcalls import (
     Step,
     StreamedRecords,
     ToolStream,
+    history_calls,
     plain_tools,
     request_choice,
 )
@@ -128,7 +129,8 @@ class ToolparseToolParser(StreamedRecords, ToolParser):  # type: ignore[misc]
     def _new_stream(self, request: Any) -> ToolStream:
         tools = self._tools(request)
         choice = request_choice(tools, getattr(request, "tool_choice", None))
-        return ToolStream(self.grammar, tools, tool_choice=choice, options=self._options)
+        history = history_calls(getattr(request, "messages", None))
+        return ToolStream(self.grammar, tools, tool_choice=choice, options=self._options, history=history)
 
     # -- parsing ----------------------------------------------------------------------------
 
@@ -136,8 +138,9 @@ class ToolparseToolParser(StreamedRecords, ToolParser):  # type: ignore[misc]
         """A whole response: always validated (a call goes out complete and valid, or as content)."""
         tools = self._tools(request)
         choice = request_choice(tools, getattr(request, "tool_choice", None))
+        history = history_calls(getattr(request, "messages", None))
         content, calls = ToolStream.whole(
-            self.grammar, model_output, tools, tool_choice=choice, options=self._options
+            self.grammar, model_output, tools, tool_choice=choice, options=self._options, history=history
         )
         return ExtractedToolCallInformation(
             tools_called=bool(calls),
@@ -218,7 +221,10 @@ class ToolparseReasoningParser(ReasoningParser):  # type: ignore[misc]
         if declaration is None:
             raise ValueError("a reasoning parser needs a reasoning declaration, not 'none'")
         self._reasoning: Reasoning = declaration
-        self._prompt: str | None = None
+        template = kwargs.get("chat_template_kwargs") or {}
+        # (thinking switched off in the request: Qwen3's enable_thinking, DeepSeek V3.1's thinking)
+        off = template.get("enable_thinking") is False or template.get("thinking") is False
+        self._prompt: str | None = CLOSED if off else None
         self._split: ReasoningSplit | None = None
 
     @property
@@ -235,7 +241,9 @@ class ToolparseReasoningParser(ReasoningParser):  # type: ignore[misc]
         return str(self.model_tokenizer.decode(list(ids), skip_special_tokens=False))
 
     def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
-        self._prompt = prompt_state(self._decode(prompt_token_ids[-PROMPT_TAIL_TOKENS:]), self._reasoning)
+        state = prompt_state(self._decode(prompt_token_ids[-PROMPT_TAIL_TOKENS:]), self._reasoning)
+        if state is not None:  # (what the prompt shows wins over what the request asked)
+            self._prompt = state
 
     def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:
         self.set_prompt_token_ids(prompt_token_ids)
