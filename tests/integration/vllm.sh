@@ -65,21 +65,37 @@ fi
 [[ $SUITES == 1 ]] || exit 0
 echo "== 5. vLLM's own tool-parser tests against toolparse's plugin"
 # vLLM module.Class = toolparse class, per test file (minimum passes recorded on 2026-11-24)
+PLUGIN=toolparse.integrations.vllm
 SUITES_SPEC=(
-  "test_hermes_tool_parser.py|hermes_tool_parser.Hermes2ProToolParser=toolparse.integrations.vllm:ToolparseHermesToolParser|0"
-  "test_serving_chat.py|hermes_tool_parser.Hermes2ProToolParser=toolparse.integrations.vllm:ToolparseHermesToolParser|0"
-  "test_llama3_json_tool_parser.py|llama_tool_parser.Llama3JsonToolParser=toolparse.integrations.vllm:ToolparseLlama3JsonToolParser|0"
-  "test_kimi_k2_tool_parser.py|kimi_k2_tool_parser.KimiK2ToolParser=toolparse.integrations.vllm:ToolparseKimiToolParser|0"
+  "test_hermes_tool_parser.py|hermes_tool_parser.Hermes2ProToolParser=$PLUGIN:ToolparseHermesToolParser|0"
+  "test_serving_chat.py|hermes_tool_parser.Hermes2ProToolParser=$PLUGIN:ToolparseHermesToolParser|0"
+  "test_qwen3coder_tool_parser.py|qwen3_engine_tool_parser.Qwen3EngineToolParser=$PLUGIN:ToolparseQwen3CoderToolParser|0"
+  "test_llama3_json_tool_parser.py|llama_tool_parser.Llama3JsonToolParser=$PLUGIN:ToolparseLlama3JsonToolParser|0"
+  "test_pythonic_tool_parser.py|pythonic_tool_parser.PythonicToolParser=$PLUGIN:ToolparsePythonicToolParser|0"
+  "test_deepseekv3_tool_parser.py|deepseekv3_tool_parser.DeepSeekV3ToolParser=$PLUGIN:ToolparseDeepseekToolParser|0"
+  "test_deepseekv31_tool_parser.py|deepseekv31_tool_parser.DeepSeekV31ToolParser=$PLUGIN:ToolparseDeepseekToolParser|0"
+  "test_glm4_moe_tool_parser.py|glm47_moe_tool_parser.Glm47MoeModelToolParser=$PLUGIN:ToolparseGlmToolParser|0"
+  "test_glm47_moe_tool_parser.py|glm47_moe_tool_parser.Glm47MoeModelToolParser=$PLUGIN:ToolparseGlmToolParser|0"
+  "test_kimi_k2_tool_parser.py|kimi_k2_tool_parser.KimiK2ToolParser=$PLUGIN:ToolparseKimiToolParser|0"
+  "test_minimax_m2_tool_parser.py|minimax_m2_tool_parser.MinimaxM2ToolParser=$PLUGIN:ToolparseMinimaxToolParser|0"
+  "test_qwen3_reasoning_parser.py|qwen3_engine_reasoning_parser.Qwen3ParserReasoningAdapter=$PLUGIN:ToolparseThinkOpenReasoningParser|0"
+  "test_deepseekr1_reasoning_parser.py|deepseek_r1_reasoning_parser.DeepSeekR1ReasoningParser=$PLUGIN:ToolparseThinkOpenReasoningParser|0"
 )
 status=0
+printf '%-38s %-16s %s\n' "file" "as written" "as served (tools-agnostic, finish_streaming; as_served.py)"
 for spec in "${SUITES_SPEC[@]}"; do
   IFS='|' read -r file substitute floor <<<"$spec"
-  out=$(mktemp)
-  TOOLPARSE_SUBSTITUTE="$substitute" "$VLLM/bin/python" "$ROOT/tests/integration/vllm/run_suite.py" "$file" \
-    --json "$out" >/dev/null 2>&1 || true
-  read -r passed total < <("$VLLM/bin/python" -c "import json,sys; r=json.load(open(sys.argv[1])); \
+  row=()
+  for plugin in "" "as_served"; do
+    out=$(mktemp)
+    TOOLPARSE_SUBSTITUTE="$substitute" "$VLLM/bin/python" "$ROOT/tests/integration/vllm/run_suite.py" "$file" \
+      --json "$out" ${plugin:+-- -p "$plugin"} >/dev/null 2>&1 || true
+    read -r passed total < <("$VLLM/bin/python" -c "import json,sys; r=json.load(open(sys.argv[1])); \
 print(sum(v['passed'] for v in r), sum(v['passed']+v['failed']+v['error'] for v in r))" "$out" 2>/dev/null || echo "? ?")
-  printf '%-34s %s/%s passed (floor %s)\n' "$file" "$passed" "$total" "$floor"
-  if [[ $STRICT == 1 && ( $passed == "?" || $passed -lt $floor ) ]]; then status=1; fi
+    row+=("$passed/$total")
+    [[ -z $plugin ]] && written=$passed
+  done
+  printf '%-38s %-16s %s\n' "$file" "${row[0]}" "${row[1]}"
+  if [[ $STRICT == 1 && ( $written == "?" || $written -lt $floor ) ]]; then status=1; fi
 done
 exit $status

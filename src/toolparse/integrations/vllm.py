@@ -26,9 +26,11 @@ arguments coerced to the schemas; the delivery mode and the handling of a
 failed call come from ``TOOLPARSE_*`` environment variables
 (:class:`~toolparse.integrations.toolcalls.ServerOptions`).
 
-``tool_choice`` ``"required"`` and a named tool stay vLLM's: it constrains
-the output to JSON with structured outputs and parses that itself.
-``"none"``: the parser reads no call, all is content.
+``tool_choice``: for the formats xgrammar knows (:data:`STRUCTURAL_TAGS`),
+vLLM constrains calls to the format as it does for its own parsers, and
+``"required"`` and a named tool are read from that output; for the others,
+vLLM constrains those two to JSON and parses that itself. ``"none"``, or a
+request without tools: the parser reads no call, all is content.
 
 Special tokens: many tokenizers mark a format's markers (``<tool_call>``,
 ``<|python_tag|>``, ``[TOOL_CALLS]``, DeepSeek's and Kimi's markers) as
@@ -313,20 +315,44 @@ def _reasoning_message(reasoning: str, content: str) -> Any:
     return DeltaMessage(reasoning=reasoning or None, content=content or None)
 
 
+STRUCTURAL_TAGS = {
+    "hermes": "hermes",
+    "qwen3-coder": "qwen_3_coder",
+    "llama3-json": "llama",
+    "glm": "glm_4_7",
+    "kimi": "kimi",
+    "minimax": "minimax",
+    "gpt-oss": "harmony",
+}
+"""The xgrammar structural tag of each grammar it knows (the ones vLLM's own
+parsers for these formats name): vLLM constrains calls to the format with it
+(``VLLM_ENFORCE_STRICT_TOOL_CALLING``, on by default), ``tool_choice``
+``"required"`` and named tools included, and the parser reads the output."""
+
+
 def register_tool_parser(
-    name: str, grammar: str | Grammar, *, options: ServerOptions | None = None
+    name: str,
+    grammar: str | Grammar,
+    *,
+    options: ServerOptions | None = None,
+    structural_tag: str | None = None,
 ) -> type[ToolparseToolParser]:
     """Make and register a tool parser called ``name`` reading ``grammar``
     (a grammar's name or a declaration), for a plugin file of your own:
-    ``options`` fixes the delivery options instead of the environment."""
+    ``options`` fixes the delivery options instead of the environment;
+    ``structural_tag`` names the xgrammar structural tag of the format
+    (default: the one :data:`STRUCTURAL_TAGS` gives a grammar's name)."""
     label = grammar if isinstance(grammar, str) else grammar.name
-    cls = type(
-        "Toolparse"
-        + "".join(part.capitalize() for part in label.replace("_", "-").split("-"))
-        + "ToolParser",
-        (ToolparseToolParser,),
-        {"grammar": grammar, "options": options, "__module__": __name__},
-    )
+    if structural_tag is None and isinstance(grammar, str):
+        structural_tag = STRUCTURAL_TAGS.get(grammar)
+    namespace = {
+        "grammar": grammar,
+        "options": options,
+        "structural_tag_model": structural_tag,
+        "__module__": __name__,
+    }
+    words = "".join(part.capitalize() for part in label.replace("_", "-").split("-"))
+    cls = type(f"Toolparse{words}ToolParser", (ToolparseToolParser,), namespace)
     ToolParserManager.register_module(name=name, module=cls)
     return cls
 

@@ -187,3 +187,17 @@ def test_tool_choice_none_and_no_tools_keep_the_markup_as_content() -> None:
     for request in (chat_request([WEATHER], tool_choice="none"), chat_request(None)):
         got = streamed("toolparse-hermes", None, text, request)
         assert got["calls"] == [] and got["content"] == text
+
+
+def test_required_and_named_choices_are_constrained_to_the_format_and_read_by_toolparse() -> None:
+    text = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    for choice in ("required", named):
+        request = chat_request([WEATHER], tool_choice=choice)
+        parser, _ = parser_for("toolparse-hermes", None, request)
+        adjusted = parser.adjust_request(request)
+        assert json.loads(adjusted.structured_outputs.structural_tag)  # (xgrammar's hermes tag)
+        _, _, calls = parser.parse(text, adjusted, enable_auto_tools=True)
+        assert [(c.name, json.loads(c.arguments)) for c in calls] == [("get_weather", {"city": "Paris"})]
+        got = streamed("toolparse-hermes", None, text, chat_request([WEATHER], tool_choice=choice))
+        assert [c["name"] for c in got["calls"]] == ["get_weather"]
