@@ -79,6 +79,7 @@ def test_every_grammar_and_reasoning_preset_is_registered_under_its_toolparse_na
         cls: Any = tools[f"toolparse-{grammar}"]
         assert cls.grammar == grammar and cls.engine_based_streaming
         assert getattr(adapter, cls.__name__) is cls  # (importable as module:Class)
+        assert cls.structural_tag_model == adapter.STRUCTURAL_TAGS.get(grammar)
     for preset, declaration in REASONING.items():
         assert (f"toolparse-{preset}" in reasoning) == (declaration is not None)
     assert tools["toolparse-hermes"].__name__ == "ToolparseHermesToolParser"
