@@ -73,7 +73,7 @@ from toolparse.integrations.toolcalls import (
     request_choice,
 )
 
-logger = init_logger(__name__)
+logger = init_logger("vllm.toolparse")  # (under "vllm": its logging configuration shows INFO lines)
 
 PROMPT_TAIL_TOKENS = 32
 """How many of the prompt's last tokens are decoded to see whether the
@@ -103,14 +103,6 @@ class ToolparseToolParser(StreamedRecords, ToolParser):  # type: ignore[misc]
     def _server_options(cls) -> ServerOptions:
         if cls.options is None:
             cls.options = ServerOptions.from_env()
-            logger.info(
-                "toolparse %s reads %s tool calls (mode=%s, on_error=%s); requests with tools are "
-                "decoded with skip_special_tokens=false unless they set it",
-                __version__,
-                cls.grammar if isinstance(cls.grammar, str) else cls.grammar.name,
-                cls.options.mode,
-                cls.options.on_error,
-            )
         return cls.options
 
     def get_remaining_unstreamed_args(self) -> str:
@@ -383,3 +375,14 @@ REASONING_PARSERS: dict[str, type[ToolparseReasoningParser]] = {
 }
 """Every reasoning parser this module registers, by its vLLM name."""
 globals().update({cls.__name__: cls for cls in (*TOOL_PARSERS.values(), *REASONING_PARSERS.values())})
+
+# (vLLM imports the plugin at start-up: a wrong TOOLPARSE_* value stops the server there, named)
+_STARTUP_OPTIONS = ServerOptions.from_env()
+logger.info(
+    "toolparse %s: tool parsers toolparse-<grammar> (mode=%s, on_error=%s) and reasoning parsers "
+    "toolparse-<preset> registered; requests with tools are decoded with skip_special_tokens=false "
+    "unless they set it (the markers of many formats are special tokens)",
+    __version__,
+    _STARTUP_OPTIONS.mode,
+    _STARTUP_OPTIONS.on_error,
+)
