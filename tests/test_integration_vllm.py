@@ -368,3 +368,32 @@ def test_a_request_that_switched_thinking_off_is_all_answer() -> None:
         vllm_standin.CharTokenizer(), chat_template_kwargs={"enable_thinking": True}
     )
     assert parser.extract_reasoning("plan</think>Hello", request()) == ("plan", "Hello")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["<think>", "</think>", "<th", "ink>", "</", "a", " ", "\n", "<", "b c"]), max_size=8
+    ),
+    st.randoms(use_true_random=False),
+    st.sampled_from(["auto", "think", "think-open"]),
+    st.sampled_from([None, "open", "closed"]),
+)
+def test_a_reasoning_split_is_the_same_whatever_the_chunking_and_the_answer_is_passed_on_as_written(
+    parts: list[str], rng: random.Random, preset: str, state: str | None
+) -> None:
+    from toolparse.integrations import ReasoningSplit
+
+    text = "".join(parts)
+    declaration = REASONING[preset]
+    assert declaration is not None
+    whole = ReasoningSplit(declaration, state=state)
+    first = whole.feed(text)
+    last = whole.finish()
+    expected = (first[0] + last[0], first[1] + last[1])
+    split = ReasoningSplit(declaration, state=state)
+    got = [split.feed(chunk) for chunk in pieces(text, rng)] if text else []
+    got.append(split.finish())
+    assert ("".join(r for r, _ in got), "".join(c for _, c in got)) == expected
+    if whole.ended and expected[1] and not text.endswith(expected[1]):
+        pytest.fail(f"the answer is not the text's end as written: {expected[1]!r} of {text!r}")

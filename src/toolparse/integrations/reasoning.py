@@ -8,10 +8,11 @@ is that first stage over toolparse's engine: reasoning is read as the
 declarations), and from the first character of the answer on, the text is
 passed on untouched, so the tool parser sees exactly what the model wrote.
 
-The answer begins at the reasoning's closer, or at the first visible text
-that is not whitespace (a model that did not think; whitespace before an
-opener is content). Streamed or whole, a text is split in the same place
-however its deltas fall.
+The answer begins at its first visible character that is not whitespace:
+after the reasoning's closer (and after another reasoning block, where one
+opens right after it), or at once for a model that did not think.
+Whitespace before it is content. Streamed or whole, a text is split in the
+same place however its deltas fall.
 """
 
 from __future__ import annotations
@@ -54,13 +55,12 @@ class ReasoningSplit:
     delta is content, as it came.
     """
 
-    __slots__ = ("_close", "_held", "_parser", "ended")
+    __slots__ = ("_held", "_parser", "ended")
 
     def __init__(self, reasoning: Reasoning, *, state: str | None = None) -> None:
         if state == OPEN and not reasoning.starts_open:
             reasoning = replace(reasoning, starts_open=True)
         self._parser = StreamParser(TEXT_ONLY, reasoning=reasoning)
-        self._close = reasoning.close
         self._held = ""  # text fed that no event has covered yet (a possible marker's start)
         self.ended = state == CLOSED
         """Whether the answer has begun."""
@@ -84,19 +84,17 @@ class ReasoningSplit:
         reasoning: list[str] = []
         content: list[str] = []
         at = 0
-        close = self._close
         for event in events:
             if type(event) is ReasoningDelta:
                 assert isinstance(event, ReasoningDelta)
                 reasoning.append(event.text)
                 at += len(event.raw)
-                if event.raw.endswith(close) and len(event.raw) >= len(event.text) + len(close):
-                    self.ended = True  # (the closer: the answer is what follows, as written)
-                    break
             elif type(event) is TextDelta:
                 assert isinstance(event, TextDelta)
                 if event.text.strip():
-                    self.ended = True  # (an answer with no reasoning before it)
+                    # (the answer's first visible character: after the closer and the whitespace that
+                    # may still precede another opener, or with no reasoning at all)
+                    self.ended = True
                     break
                 content.append(event.text)
                 at += len(event.text)
