@@ -92,16 +92,18 @@ class ToolparseDetector(StreamedRecords, BaseFormatDetector):  # type: ignore[mi
         self._openers = [opener for opener in declaration.openers if isinstance(opener, str)]
         self._any_opener = len(self._openers) < len(declaration.openers)
 
+    def _reading(self, tools: list[Any]) -> dict[str, Any]:
+        # (SGLang's own serving skips a request without tools; another caller may not)
+        plain = plain_tools(tools)
+        return {"tools": plain, "tool_choice": request_choice(plain, None), "options": self._options}
+
     def has_tool_call(self, text: str) -> bool:
         """Whether ``text`` may hold a call: one of the format's markers is in it."""
         return self._any_opener or any(opener in text for opener in self._openers)
 
     def detect_and_parse(self, text: str, tools: list[Any]) -> Any:
         """A whole response: always validated (a call is delivered complete and valid, or stays content)."""
-        plain = plain_tools(tools)
-        content, calls = ToolStream.whole(
-            self.grammar, text, plain, tool_choice=request_choice(plain, None), options=self._options
-        )
+        content, calls = ToolStream.whole(self.grammar, text, **self._reading(tools))
         position = {_tool_name(tool): i for i, tool in enumerate(tools or ())}
         return StreamingParseResult(
             normal_text=content,
@@ -119,10 +121,7 @@ class ToolparseDetector(StreamedRecords, BaseFormatDetector):  # type: ignore[mi
             raise RuntimeError("parse_streaming_increment after finish: a detector serves one response")
         stream = self._stream
         if stream is None:
-            plain = plain_tools(tools)
-            stream = self._stream = ToolStream(
-                self.grammar, plain, tool_choice=request_choice(plain, None), options=self._options
-            )
+            stream = self._stream = ToolStream(self.grammar, **self._reading(tools))
         return _result(stream.feed(new_text))
 
     def finish(self, tools: list[Any]) -> Any:

@@ -117,25 +117,21 @@ class ToolparseToolParser(StreamedRecords, ToolParser):  # type: ignore[misc]
             request.skip_special_tokens = False  # (markers are special tokens in many tokenizers)
         return request
 
-    def _tools(self, request: Any) -> list[Any] | None:
-        return plain_tools(getattr(request, "tools", None) or self.tools)
-
-    def _new_stream(self, request: Any) -> ToolStream:
-        tools = self._tools(request)
-        choice = request_choice(tools, getattr(request, "tool_choice", None))
-        history = history_calls(getattr(request, "messages", None))
-        return ToolStream(self.grammar, tools, tool_choice=choice, options=self._options, history=history)
+    def _reading(self, request: Any) -> dict[str, Any]:
+        """What a request sets for its stream: its tools, its tool choice, its earlier calls."""
+        tools = plain_tools(getattr(request, "tools", None) or self.tools)
+        return {
+            "tools": tools,
+            "tool_choice": request_choice(tools, getattr(request, "tool_choice", None)),
+            "history": history_calls(getattr(request, "messages", None)),
+            "options": self._options,
+        }
 
     # -- parsing ----------------------------------------------------------------------------
 
     def extract_tool_calls(self, model_output: str, request: Any) -> Any:
         """A whole response: always validated (a call goes out complete and valid, or as content)."""
-        tools = self._tools(request)
-        choice = request_choice(tools, getattr(request, "tool_choice", None))
-        history = history_calls(getattr(request, "messages", None))
-        content, calls = ToolStream.whole(
-            self.grammar, model_output, tools, tool_choice=choice, options=self._options, history=history
-        )
+        content, calls = ToolStream.whole(self.grammar, model_output, **self._reading(request))
         return ExtractedToolCallInformation(
             tools_called=bool(calls),
             tool_calls=[
@@ -166,7 +162,7 @@ class ToolparseToolParser(StreamedRecords, ToolParser):  # type: ignore[misc]
             )
         stream = self._stream
         if stream is None:
-            stream = self._stream = self._new_stream(request)
+            stream = self._stream = ToolStream(self.grammar, **self._reading(request))
         return _message(stream.feed(delta_text)) if delta_text else None
 
     def finish_streaming(self) -> Any:
