@@ -49,6 +49,8 @@ class PreparedRequest:
     tools: tuple[Any, ...] = ()
     """The request's tools, as validated (function tools and others)."""
     reasoning: str | Reasoning | None = "auto"
+    parallel_tool_calls: bool = True
+    """False where the request said ``parallel_tool_calls: false``: one call at most."""
 
     def to_dict(self) -> dict[str, Any]:
         body: dict[str, Any] = {"messages": self.messages}
@@ -208,8 +210,12 @@ def prepare_request(
     system_template: str | Callable[[str], str] = DEFAULT_TEMPLATE,
     reasoning: str | Reasoning | None = "auto",
     past_reasoning: str = "current",
+    parallel_tool_calls: bool | None = None,
 ) -> PreparedRequest:
     """The request for a model without native tool calling (see the module docstring).
+
+    ``parallel_tool_calls=False`` (the request's field) lets one call at most
+    reach the client (see :class:`~toolparse.openai.chunks.ChoiceStream`).
 
     ``system_template`` places the tools prompt: a string in which
     ``{tools_prompt}`` is replaced, or a function of the tools prompt. With
@@ -312,6 +318,17 @@ def prepare_request(
             "type": "json_schema",
             "json_schema": {"name": "tool_call", "schema": response_schema(read, choice)},
         }
+    if parallel_tool_calls is not None and type(parallel_tool_calls) is not bool:
+        raise InvalidRequestError(
+            "invalid_parallel_tool_calls",
+            f"parallel_tool_calls must be true or false, not {parallel_tool_calls!r}",
+        )
     return PreparedRequest(
-        merged, response_format, choice, grammar=grammar, tools=tuple(read), reasoning=reasoning
+        merged,
+        response_format,
+        choice,
+        grammar=grammar,
+        tools=tuple(read),
+        reasoning=reasoning,
+        parallel_tool_calls=parallel_tool_calls is not False,
     )

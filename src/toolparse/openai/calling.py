@@ -73,6 +73,7 @@ class ToolCalling:
             system_template=self.system_template,
             reasoning=self.reasoning,
             past_reasoning=self.past_reasoning,
+            parallel_tool_calls=request.get("parallel_tool_calls"),
         )
         body = prepared.body(**request)
         if not self.response_format and "response_format" not in request:
@@ -86,6 +87,7 @@ class ToolCalling:
             mode=self.mode,
             on_error=self.on_error,
             model=model if isinstance(model, str) else "",
+            parallel=prepared.parallel_tool_calls,
         )
 
     def complete(self, prepared: PreparedRequest, response: dict[str, Any]) -> dict[str, Any]:
@@ -95,4 +97,5 @@ class ToolCalling:
             lambda: prepared.parser(**self.parser_options),
             mode=self.mode,
             on_error=self.on_error,
+            parallel=prepared.parallel_tool_calls,
         )

@@ -103,6 +103,12 @@ def call_problem(call: ToolCall, tool: Tool | None) -> str | None:
 class ChoiceStream:
     """One choice of a chat completion: model text in, ``delta`` dicts out.
 
+    ``parallel=False`` (a request's ``parallel_tool_calls: false``): one call
+    at most, the first complete and valid one in validated mode, the first
+    that starts in progressive mode; each later call is handled as a failed
+    call (``on_error``, reason ``parallel_tool_calls``), as vLLM delivers
+    only the first.
+
     ``reasoning_field`` names the delta field reasoning goes in
     (``"reasoning_content"``, as vLLM, SGLang and DeepSeek write it); None
     leaves reasoning the parser reads in the content as the model wrote it,
@@ -117,6 +123,7 @@ class ChoiceStream:
         "_calls",
         "_mode",
         "_on_error",
+        "_parallel",
         "_parser",
         "_pending_space",
         "_reasoning_field",
@@ -132,11 +139,15 @@ class ChoiceStream:
         mode: str = "validated",
         on_error: str = "content",
         reasoning_field: str | None = "reasoning_content",
+        parallel: bool = True,
     ) -> None:
         check_options(mode, on_error)
+        if type(parallel) is not bool:
+            raise InvalidOptionError(f"parallel must be True or False, not {parallel!r}")
         self._parser = parser
         self._mode = mode
         self._on_error = on_error
+        self._parallel = parallel
         self._reasoning_field = reasoning_field
         self._role_sent = False
         self._pending_space: list[str] = []  # trailing whitespace, held (parts, joined once)
@@ -212,9 +223,14 @@ class ChoiceStream:
     def _call(self, call: ToolCall, out: list[dict[str, Any]]) -> None:
         tool = self._calls.get(call.name) if self._calls is not None else None
         problem = call_problem(call, tool)
-        if problem is not None:
+        if self._mode == "progressive" and call.index in self._started:
+            if problem is not None:  # (its name and arguments have gone out already)
+                self._failed(call, "invalid_arguments", problem, call.index, out)
+        elif problem is not None:
             self._failed(call, "invalid_arguments", problem, call.index, out)
-        elif self._mode == "validated":
+        elif not self._parallel and self.delivered:
+            self._failed(call, "parallel_tool_calls", _ONE_CALL, call.index, out)
+        else:  # (validated, or a call whose start was not sent: whole, in one chunk)
             entry = {
                 "index": self.delivered,
                 "id": call.id,
@@ -226,6 +242,8 @@ class ChoiceStream:
 
     def _progress(self, event: Event, out: list[dict[str, Any]]) -> None:
         if isinstance(event, ToolCallStart):
+            if not self._parallel and self.delivered:
+                return  # (parallel_tool_calls false: a second call is never started)
             self._started[event.index] = self.delivered
             entry = {
                 "index": self.delivered,
@@ -235,7 +253,7 @@ class ChoiceStream:
             }
             self.delivered += 1
             out.append({"tool_calls": [entry]})
-        elif isinstance(event, ToolCallDelta) and event.arguments_delta:
+        elif isinstance(event, ToolCallDelta) and event.arguments_delta and event.index in self._started:
             index = self._started[event.index]
             last = out[-1].get("tool_calls") if out else None
             if last and last[-1]["index"] == index:  # (one entry per call per chunk)
@@ -263,6 +281,9 @@ class ChoiceStream:
             self._role_sent = True
             deltas[0] = {"role": "assistant", **deltas[0]}
         return deltas
+
+
+_ONE_CALL = "parallel_tool_calls is false: only the first call is delivered"
 
 
 class _Parts(list[str]):
@@ -298,10 +319,16 @@ class CompletionStream:
         on_error: str = "content",
         reasoning_field: str = "reasoning_content",
         model: str = "",
+        parallel: bool = True,
     ) -> None:
         check_options(mode, on_error)
         self._new_parser = new_parser
-        self._options = {"mode": mode, "on_error": on_error, "reasoning_field": reasoning_field}
+        self._options: dict[str, Any] = {
+            "mode": mode,
+            "on_error": on_error,
+            "reasoning_field": reasoning_field,
+            "parallel": parallel,
+        }
         self._streams: dict[int, ChoiceStream] = {}
         self._finished: set[int] = set()
         self._envelope: dict[str, Any] = {
@@ -403,16 +430,26 @@ def complete(
     mode: str = "validated",
     on_error: str = "content",
     reasoning_field: str = "reasoning_content",
+    parallel: bool = True,
 ) -> dict[str, Any]:
     """A whole upstream response (a ``ChatCompletion`` dict) with each choice's
     text parsed: its message then holds ``content`` (None when empty),
     reasoning and ``tool_calls``, and its ``finish_reason`` says ``"tool_calls"``
-    when calls were found."""
+    when calls were found.
+
+    A whole response is always validated, whatever ``mode`` says (a mode for
+    streams): it never holds a call the parser rejected, or broken arguments."""
     check_options(mode, on_error)
     choices = []
     for choice in response.get("choices") or ():
         message = choice.get("message") or {}
-        stream = ChoiceStream(new_parser(), mode=mode, on_error=on_error, reasoning_field=reasoning_field)
+        stream = ChoiceStream(
+            new_parser(),
+            mode="validated",
+            on_error=on_error,
+            reasoning_field=reasoning_field,
+            parallel=parallel,
+        )
         reasoning = message.get("reasoning_content") or message.get("reasoning")
         deltas = stream.reasoning(reasoning) if isinstance(reasoning, str) else []
         content = message.get("content")

@@ -41,7 +41,8 @@ class InvalidRequestError(ToolparseError, ValueError):
 
     Codes: ``required_without_tools``, ``forced_without_tools``,
     ``forced_tool_not_declared``, ``forced_provider_tool``, ``invalid_tool_choice``,
-    ``unknown_provider``, ``invalid_messages`` (messages not of the API's shape).
+    ``unknown_provider``, ``invalid_messages`` (messages not of the API's shape),
+    ``invalid_parallel_tool_calls``.
     """
 
     def __init__(self, code: str, message: str) -> None:

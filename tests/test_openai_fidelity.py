@@ -1,0 +1,106 @@
+"""The OpenAI layer as faithful as a native endpoint (issue 27), item by item,
+with the real ``openai`` SDK through ``wrap()`` and through ``toolparse serve``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from servers import Reply, fake_upstream, running
+from test_openai import ASK, MISSING_CITY, PARIS, TOOLS, calls_in, convert, message_of, sdk, whole
+from toolparse import StreamParser, prepare_request
+from toolparse.openai import CompletionStream, wrap
+from toolparse.openai.calling import ToolCalling
+from toolparse.openai.chunks import ChoiceStream
+from toolparse.serve import create_app
+from toolparse.toolchoice import InvalidRequestError
+
+LIMA = PARIS.replace("Paris", "Lima")
+BROKEN = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days":'
+
+
+# -- a whole response is always whole ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [BROKEN, "Trying: " + MISSING_CITY + " and " + PARIS])
+def test_a_whole_response_never_holds_broken_arguments_whatever_the_mode(text: str) -> None:
+    for on_error in ("content", "drop"):
+        progressive, _ = whole(text, mode="progressive", on_error=on_error)
+        assert progressive == whole(text, mode="validated", on_error=on_error)[0]
+        for _, arguments in calls_in(progressive):
+            assert isinstance(arguments, dict) and "city" in arguments
+
+
+def test_the_proxy_in_progressive_mode_answers_a_whole_request_whole() -> None:
+    with (
+        fake_upstream(Reply(BROKEN)) as upstream,
+        running(create_app(upstream.url, calling=ToolCalling(mode="progressive"))) as proxy,
+    ):
+        client = sdk(proxy + "/v1")
+        choice = client.chat.completions.create(model="m", messages=ASK, tools=TOOLS).choices[0]
+        assert choice.message.tool_calls is None and choice.finish_reason == "stop"
+        assert choice.message.content == BROKEN  # (as the model wrote it)
+        # (a stream stays progressive: the call's name goes out at once)
+        streamed, _ = message_of(
+            list(client.chat.completions.create(model="m", messages=ASK, tools=TOOLS, stream=True))
+        )
+        assert [call["function"]["name"] for call in streamed.get("tool_calls") or ()] == ["get_weather"]
+
+
+# -- parallel_tool_calls: false ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["validated", "progressive"])
+def test_parallel_tool_calls_false_delivers_the_first_call_only(mode: str) -> None:
+    text = "Checking. " + MISSING_CITY + PARIS + LIMA
+    for cuts in ([], list(range(0, len(text), 5))):
+        message, finish = convert(text, cuts, mode=mode, parallel=False)
+        names = [json.loads(call["function"]["arguments"]).get("city") for call in message["tool_calls"]]
+        if mode == "validated":  # (the first complete and valid call: Paris; the broken one before is text)
+            assert names == ["Paris"] and MISSING_CITY in message["content"] and LIMA in message["content"]
+        else:  # (the first that starts, though it then fails)
+            assert len(names) == 1 and PARIS in message["content"] and LIMA in message["content"]
+        assert finish == "tool_calls"
+    dropped, _ = convert(text, [], parallel=False, on_error="drop")
+    assert [c["function"]["name"] for c in dropped["tool_calls"]] == ["get_weather"]
+    assert PARIS not in (dropped.get("content") or "") and LIMA not in (dropped.get("content") or "")
+
+
+def test_parallel_tool_calls_false_through_wrap_and_the_proxy_streamed_or_not() -> None:
+    text = PARIS + "\n" + LIMA
+    with fake_upstream(Reply(text, size=4), Reply(text, size=4), Reply(text), Reply(text)) as upstream:
+        client = wrap(sdk(upstream.url))
+        for stream in (False, True):
+            request: dict[str, Any] = {
+                "model": "m",
+                "messages": ASK,
+                "tools": TOOLS,
+                "parallel_tool_calls": False,
+            }
+            if stream:
+                message, _ = message_of(list(client.chat.completions.create(**request, stream=True)))
+            else:
+                message = client.chat.completions.create(**request).choices[0].message
+            assert calls_in(message) == [("get_weather", {"city": "Paris", "days": 2})]
+        assert "parallel_tool_calls" not in upstream.requests[-1]  # (a text-only endpoint never sees it)
+        with running(create_app(upstream.url)) as proxy:
+            via_proxy = sdk(proxy + "/v1")
+            for stream in (False, True):
+                request = {"model": "m", "messages": ASK, "tools": TOOLS, "parallel_tool_calls": False}
+                if stream:
+                    message, _ = message_of(list(via_proxy.chat.completions.create(**request, stream=True)))
+                else:
+                    message = via_proxy.chat.completions.create(**request).choices[0].message
+                assert calls_in(message) == [("get_weather", {"city": "Paris", "days": 2})]
+
+
+def test_parallel_tool_calls_must_be_a_boolean() -> None:
+    with pytest.raises(InvalidRequestError, match="parallel_tool_calls") as caught:
+        prepare_request(ASK, TOOLS, parallel_tool_calls="no")  # type: ignore[arg-type]
+    assert caught.value.code == "invalid_parallel_tool_calls"
+    assert prepare_request(ASK, TOOLS).parallel_tool_calls is True
+    with pytest.raises(ValueError, match="parallel"):
+        ChoiceStream(StreamParser("hermes"), parallel=None)  # type: ignore[arg-type]
+    assert CompletionStream(lambda: StreamParser("hermes"), parallel=False) is not None
