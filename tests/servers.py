@@ -63,6 +63,8 @@ class FakeUpstream:
 
     replies: list[Reply] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    """Each request's headers (lower-case names)."""
     cancelled: int = 0
     finished: int = 0
     url: str = ""
@@ -77,6 +79,7 @@ class FakeUpstream:
         async def chat(request: Request) -> Response:
             body = await request.json()
             self.requests.append(body)
+            self.headers.append(dict(request.headers))
             reply = self._next()
             if reply.delay:
                 await asyncio.sleep(reply.delay)

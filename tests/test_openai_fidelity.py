@@ -6,14 +6,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import openai
 import pytest
 
 from servers import Reply, fake_upstream, running
 from test_openai import ASK, MISSING_CITY, PARIS, TOOLS, calls_in, convert, message_of, sdk, whole
-from toolparse import StreamParser, prepare_request
+from toolparse import StreamParser, ToolparseError, prepare_request
 from toolparse.openai import CompletionStream, wrap
 from toolparse.openai.calling import ToolCalling
 from toolparse.openai.chunks import ChoiceStream
+from toolparse.routes import Router
 from toolparse.serve import create_app
 from toolparse.toolchoice import InvalidRequestError
 
@@ -104,3 +106,77 @@ def test_parallel_tool_calls_must_be_a_boolean() -> None:
     with pytest.raises(ValueError, match="parallel"):
         ChoiceStream(StreamParser("hermes"), parallel=None)  # type: ignore[arg-type]
     assert CompletionStream(lambda: StreamParser("hermes"), parallel=False) is not None
+
+
+# -- routes by model: toolparse serve --config ---------------------------------------------------
+
+CODER = (
+    "Rome, then.</think>\n\n"
+    "<tool_call>\n<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n</function>\n</tool_call>"
+)
+
+
+def test_requests_are_routed_by_model_with_each_routes_grammar_options_and_key(tmp_path: Any) -> None:
+    with fake_upstream(Reply(PARIS), Reply(BROKEN)) as plain, fake_upstream(Reply(CODER, size=5)) as coder:
+        config = tmp_path / "routes.toml"
+        config.write_text(
+            f'[default]\nupstream = "{plain.url}"\nmode = "progressive"\n\n'
+            f'[models."qwen3-coder"]\nupstream = "{coder.url}"\ngrammar = "qwen3-coder"\n'
+            f'reasoning = "think-open"\nupstream_model = "Qwen/Qwen3-Coder-30B"\napi_key_env = "CODER_KEY"\n'
+        )
+        router = Router.from_toml(str(config), environ={"CODER_KEY": "sk-coder"})
+        with running(create_app(router)) as proxy:
+            client = sdk(proxy + "/v1")
+            routed = client.chat.completions.create(model="qwen3-coder", messages=ASK, tools=TOOLS)
+            assert calls_in(routed.choices[0].message) == [("get_weather", {"city": "Rome"})]
+            assert routed.choices[0].message.model_extra["reasoning_content"] == "Rome, then."  # (think-open)
+            sent = coder.requests[-1]
+            assert sent["model"] == "Qwen/Qwen3-Coder-30B" and "<function=" in sent["messages"][0]["content"]
+            assert coder.headers[-1]["authorization"] == "Bearer sk-coder"
+            other = client.chat.completions.create(model="anything-else", messages=ASK, tools=TOOLS)
+            assert calls_in(other.choices[0].message) == [("get_weather", {"city": "Paris", "days": 2})]
+            assert plain.requests[-1]["model"] == "anything-else"
+            assert plain.headers[-1].get("authorization") != "Bearer sk-coder"  # (the client's own)
+            assert [model.id for model in client.models.list().data] == ["qwen3-coder"]
+
+
+def test_a_model_no_route_names_is_a_404_and_a_bad_config_is_named(tmp_path: Any) -> None:
+    with fake_upstream(Reply(PARIS)) as upstream:
+        router = Router.from_dict({"models": {"a": {"upstream": upstream.url}}})
+        with running(create_app(router)) as proxy:
+            client = sdk(proxy + "/v1")
+            with pytest.raises(openai.NotFoundError, match="no route for the model 'b'"):
+                client.chat.completions.create(model="b", messages=ASK)
+    bad: list[tuple[dict[str, Any], str]] = [
+        ({"models": {"a": {"upstream": "x"}}}, "upstream must be an http"),
+        ({"models": {"a": {"upstream": "http://h/v1", "grammer": "hermes"}}}, "unknown key.*grammer"),
+        ({"models": {"a": {"upstream": "http://h/v1", "mode": "fast"}}}, "models.a: mode must be"),
+        ({"models": {"a": {"upstream": "http://h/v1", "api_key_env": "NOPE"}}}, "NOPE"),
+        ({"routes": {}}, "unknown table"),
+        ({}, "no route"),
+    ]
+    for data, message in bad:
+        with pytest.raises(ToolparseError, match=message):
+            Router.from_dict(data, environ={})
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[default\n")
+    with pytest.raises(ToolparseError, match="not valid TOML"):
+        Router.from_toml(str(broken))
+    with pytest.raises(ToolparseError, match="calling and api_key come from each route"):
+        create_app(Router.single("http://h/v1"), api_key="k")
+
+
+def test_serve_takes_upstream_or_config_and_refuses_route_flags_with_config(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from toolparse.cli import main
+
+    config = tmp_path / "routes.toml"
+    config.write_text('[default]\nupstream = "http://127.0.0.1:9/v1"\n')
+    for argv, message in (
+        (["serve"], "--upstream URL or --config FILE"),
+        (["serve", "--upstream", "http://h/v1", "--config", str(config)], "one of them"),
+        (["serve", "--config", str(config), "--grammar", "glm"], "set --grammar in the config"),
+    ):
+        assert main(argv) == 2  # (a usage error, said on stderr)
+        assert message in capsys.readouterr().err

@@ -124,8 +124,12 @@ def _build_parser() -> argparse.ArgumentParser:
         "without a tool parser): requests with tools are shaped for the model, its answers "
         "parsed into tool_calls. Needs the serve extra: pip install 'toolparse[serve]'.",
     )
+    serve.add_argument("--upstream", help="the upstream's base URL, e.g. http://127.0.0.1:8080/v1")
     serve.add_argument(
-        "--upstream", required=True, help="the upstream's base URL, e.g. http://127.0.0.1:8080/v1"
+        "--config",
+        metavar="FILE",
+        help="routes by the request's model (TOML: [default] and [models.NAME] tables with upstream, "
+        "grammar, reasoning, mode, ...), instead of --upstream and the per-route options",
     )
     serve.add_argument("--grammar", "-g", default="hermes", help=f"wire format: {', '.join(grammar_names())}")
     serve.add_argument("--reasoning", default="auto", choices=sorted(REASONING), help="reasoning markers")
@@ -284,21 +288,44 @@ def _write_recorded(out: IO[str], parser: StreamParser, recorded: RecordedChunk)
     _write_events(out, events)
 
 
+_ROUTE_FLAGS = {
+    "grammar": "hermes",
+    "reasoning": "auto",
+    "mode": "validated",
+    "on_error": "content",
+    "past_reasoning": "current",
+    "no_response_format": False,
+    "api_key_env": None,
+}
+
+
 def _serve(args: argparse.Namespace) -> int:
     from toolparse.openai.calling import ToolCalling
+    from toolparse.routes import Router
     from toolparse.serve import Limits, serve
 
-    api_key, client_key = (_env_key(name) for name in (args.api_key_env, args.client_key_env))
-    calling = ToolCalling(
-        grammar=args.grammar,
-        reasoning=args.reasoning,
-        mode=args.mode,
-        on_error=args.on_error,
-        past_reasoning=args.past_reasoning,
-        response_format=not args.no_response_format,
-    )
+    if (args.upstream is None) == (args.config is None):
+        raise ToolparseError("toolparse serve needs --upstream URL or --config FILE (one of them)")
+    client_key = _env_key(args.client_key_env)
+    upstream: str | Router
+    if args.config is not None:
+        given = [name for name, default in _ROUTE_FLAGS.items() if getattr(args, name) != default]
+        if given:
+            flags = ", ".join("--" + name.replace("_", "-") for name in given)
+            raise ToolparseError(f"with --config, set {flags} in the config's routes")
+        upstream, api_key, calling = Router.from_toml(args.config), None, None
+    else:
+        upstream, api_key = args.upstream, _env_key(args.api_key_env)
+        calling = ToolCalling(
+            grammar=args.grammar,
+            reasoning=args.reasoning,
+            mode=args.mode,
+            on_error=args.on_error,
+            past_reasoning=args.past_reasoning,
+            response_format=not args.no_response_format,
+        )
     serve(
-        args.upstream,
+        upstream,
         host=args.host,
         port=args.port,
         api_key=api_key,

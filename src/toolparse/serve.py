@@ -36,6 +36,7 @@ from urllib.parse import urlsplit, urlunsplit
 from toolparse.errors import ToolparseError
 from toolparse.openai.calling import ToolCalling
 from toolparse.openai.chunks import CompletionStream, ToolCallFailed
+from toolparse.routes import Router, UnknownModelError, UpstreamRoute
 from toolparse.sse import ServerSentEvent, SSEDecoder, SSEError
 
 if TYPE_CHECKING:
@@ -207,7 +208,7 @@ async def _unless_disconnected(request: Request, work: Awaitable[Response]) -> R
 
 
 def create_app(
-    upstream: str,
+    upstream: str | Router,
     *,
     api_key: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
@@ -218,7 +219,10 @@ def create_app(
 ) -> Starlette:
     """The proxy as an ASGI app: requests to ``upstream`` (a base URL ending
     in ``/v1``), tool calling by ``calling`` (default options). ``api_key``
-    replaces the client's ``Authorization`` for the upstream; ``client_key``,
+    replaces the client's ``Authorization`` for the upstream. ``upstream`` may
+    also be a :class:`~toolparse.routes.Router`: each request then goes where
+    its ``model`` routes it, with that route's options and key, and
+    ``/v1/models`` lists the routes' models. ``client_key``,
     when given, is the key every client must send (``Authorization: Bearer
     ...``); ``limits`` bound what the proxy holds and waits for (``timeout``
     and ``max_body`` set two of them, as before)."""
@@ -229,9 +233,12 @@ def create_app(
     from starlette.routing import Route
 
     bounds = limits if limits is not None else Limits(max_body=max_body, timeout=timeout)
-    base = upstream.rstrip("/")
-    shown = redact(base)  # (what messages to clients call the upstream)
-    tool_calling = calling if calling is not None else ToolCalling()
+    if isinstance(upstream, Router):
+        if calling is not None or api_key is not None:
+            raise ToolparseError("with routes, calling and api_key come from each route")
+        router = upstream
+    else:
+        router = Router.single(upstream, calling, api_key)
     client_box: list[httpx.AsyncClient] = []
 
     @asynccontextmanager
@@ -244,10 +251,10 @@ def create_app(
             yield
             client_box.clear()
 
-    def headers_for(request: Request) -> dict[str, str]:
+    def headers_for(request: Request, route: UpstreamRoute) -> dict[str, str]:
         headers = {"content-type": "application/json"}
-        if api_key is not None:
-            headers["authorization"] = f"Bearer {api_key}"
+        if route.api_key is not None:
+            headers["authorization"] = f"Bearer {route.api_key}"
         elif "authorization" in request.headers and client_key is None:
             headers["authorization"] = request.headers["authorization"]
         return headers
@@ -301,19 +308,26 @@ def create_app(
         if not isinstance(payload, dict):
             return _error(400, "the request body must be a JSON object", "invalid_request_error")
         try:
-            prepared, body = tool_calling.prepare(payload)
+            route = router.route_for(payload.get("model"))
+        except UnknownModelError as exc:
+            return _error(404, str(exc), "invalid_request_error", "model_not_found")
+        try:
+            prepared, body = route.calling.prepare(payload)
         except (ToolparseError, TypeError, ValueError) as exc:
             return _error(400, str(exc), "invalid_request_error")
         except RecursionError:
             return _error(400, "the request is nested too deep", "invalid_request_error")
-        return await _unless_disconnected(request, answer(request, prepared, body))
+        if route.upstream_model is not None:
+            body["model"] = route.upstream_model
+        return await _unless_disconnected(request, answer(request, route, prepared, body))
 
-    async def answer(request: Request, prepared: Any, body: dict[str, Any]) -> Response:
+    async def answer(request: Request, route: UpstreamRoute, prepared: Any, body: dict[str, Any]) -> Response:
         client = client_box[0]
-        url = f"{base}/chat/completions"
+        url = f"{route.base}/chat/completions"
+        shown = redact(route.base)  # (what messages to clients call the upstream)
         try:
             upstream_response = await client.send(
-                client.build_request("POST", url, json=body, headers=headers_for(request)),
+                client.build_request("POST", url, json=body, headers=headers_for(request, route)),
                 stream=True,
             )
         except httpx.TimeoutException:
@@ -328,9 +342,9 @@ def create_app(
         if body.get("stream"):
             kind = upstream_response.headers.get("content-type", "")
             stream = (
-                relay_whole(upstream_response, prepared, body)  # (the upstream ignored stream: true)
+                relay_whole(upstream_response, route.calling, prepared, body)  # (it ignored stream: true)
                 if kind.startswith("application/json")
-                else relay(upstream_response, prepared, body)
+                else relay(upstream_response, route.calling, prepared, body)
             )
             return StreamingResponse(
                 stream,
@@ -348,7 +362,7 @@ def create_app(
         except (ValueError, RecursionError):
             return _error(502, "the upstream's answer is not a JSON object", "upstream_error", "malformed")
         try:
-            return JSONResponse(tool_calling.complete(prepared, completion))
+            return JSONResponse(route.calling.complete(prepared, completion))
         except ToolCallFailed as exc:
             return _error(502, str(exc), "tool_call_error", exc.reason)
         except Exception as exc:  # (an answer of a shape no chat completion has)
@@ -388,11 +402,11 @@ def create_app(
         return _error(status, f"the upstream answered {status}: {text}", "upstream_error", str(status))
 
     async def relay(
-        upstream_response: httpx.Response, prepared: Any, body: dict[str, Any]
+        upstream_response: httpx.Response, calling: ToolCalling, prepared: Any, body: dict[str, Any]
     ) -> AsyncIterator[str]:
         """The upstream's SSE in, the client's SSE out: what one upstream read
         completes goes out in one write; its keep-alive comments go on as ours."""
-        converter = tool_calling.converter(prepared, body.get("model"))
+        converter = calling.converter(prepared, body.get("model"))
         decoder = SSEDecoder(bounds.max_upstream_line, bounds.max_upstream_event)
         utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")  # (an event stream is UTF-8)
         out: list[str] = []
@@ -434,7 +448,7 @@ def create_app(
             await upstream_response.aclose()
 
     async def relay_whole(
-        upstream_response: httpx.Response, prepared: Any, body: dict[str, Any]
+        upstream_response: httpx.Response, calling: ToolCalling, prepared: Any, body: dict[str, Any]
     ) -> AsyncIterator[str]:
         """A streamed request the upstream answered whole (JSON): that answer,
         streamed to the client as one chunk would have been."""
@@ -450,7 +464,7 @@ def create_app(
             if "error" in completion:
                 yield _sse(completion)
                 return
-            converter = tool_calling.converter(prepared, body.get("model"))
+            converter = calling.converter(prepared, body.get("model"))
             out = [_sse(chunk) for chunk in converter.feed(_as_chunk(completion))]
             _relay_done(converter, out)
         except ToolCallFailed as exc:
@@ -469,8 +483,13 @@ def create_app(
         denied = refused(request)
         if denied is not None:
             return denied
+        if router.models or router.default is None:  # (routes by name: those are the models)
+            listed = [{"id": name, "object": "model", "owned_by": "toolparse"} for name in router.models]
+            return JSONResponse({"object": "list", "data": listed})
+        route = router.default
+        base, shown = route.base, redact(route.base)
         try:
-            upstream_response = await client.get(f"{base}/models", headers=headers_for(request))
+            upstream_response = await client.get(f"{base}/models", headers=headers_for(request, route))
         except httpx.TimeoutException:
             return _error(504, f"the upstream {shown} did not answer in time", "upstream_error", "timeout")
         except httpx.HTTPError as exc:
@@ -500,7 +519,7 @@ def create_app(
 
 
 def serve(
-    upstream: str,
+    upstream: str | Router,
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -516,7 +535,8 @@ def serve(
     _needs_extra()
     import uvicorn
 
-    if api_key is not None and client_key is None and not is_loopback(host):
+    keyed = api_key is not None or (isinstance(upstream, Router) and any(r.api_key for r in upstream.all()))
+    if keyed and client_key is None and not is_loopback(host):
         warnings.warn(
             f"toolparse serve listens on {host} with an upstream API key and no client key: anyone who "
             "can reach the port spends the key (set --client-key-env)",
