@@ -180,3 +180,47 @@ def test_serve_takes_upstream_or_config_and_refuses_route_flags_with_config(
     ):
         assert main(argv) == 2  # (a usage error, said on stderr)
         assert message in capsys.readouterr().err
+
+
+# -- on_error="call": a failed call reaches the client as a call, marked ---------------------------
+
+UNKNOWN = '<tool_call>{"name": "get_time", "arguments": {"zone": "UTC"}}</tool_call>'
+
+
+@pytest.mark.parametrize("mode", ["validated", "progressive"])
+def test_on_error_call_delivers_failed_calls_as_marked_calls_streamed_or_whole(mode: str) -> None:
+    text = "A " + UNKNOWN + MISSING_CITY + BROKEN
+    whole_message, finish = whole(text, on_error="call")
+    expected = [
+        ("get_time", '{"zone":"UTC"}', "unknown_tool"),
+        ("get_weather", '{"days":2}', "invalid_arguments"),
+        ("get_weather", BROKEN, "unclosed"),
+    ]
+    got = [
+        (c["function"]["name"], c["function"]["arguments"], c["toolparse"]["error"])
+        for c in whole_message["tool_calls"]
+    ]
+    assert [g[:2] for g in got] == [e[:2] for e in expected] and finish == "tool_calls"
+    assert all(g[2] for g in got) and got[0][2] == "unknown_tool" and got[1][2] == "invalid_arguments"
+    assert whole_message["content"] == "A"
+    streamed, _ = convert(text, list(range(0, len(text), 6)), on_error="call", mode=mode)
+    names = [c["function"]["name"] for c in streamed["tool_calls"]]
+    assert names == ["get_time", "get_weather", "get_weather"]
+    nameless, _ = whole("<tool_call>{oops}</tool_call>", on_error="call")
+    assert "tool_calls" not in nameless and nameless["content"] == "<tool_call>{oops}</tool_call>"
+    one, _ = convert(PARIS + UNKNOWN, [], on_error="call", parallel=False)  # (one call: the rest is text)
+    assert len(one["tool_calls"]) == 1 and UNKNOWN in one["content"]
+
+
+def test_on_error_call_through_wrap_reaches_the_sdk_with_its_marker() -> None:
+    with fake_upstream(Reply(UNKNOWN, size=5)) as upstream:
+        client = wrap(sdk(upstream.url), on_error="call")
+        message = client.chat.completions.create(model="m", messages=ASK, tools=TOOLS).choices[0].message
+        call = message.tool_calls[0]
+        assert (call.function.name, json.loads(call.function.arguments)) == ("get_time", {"zone": "UTC"})
+        assert call.model_extra["toolparse"]["error"] == "unknown_tool"
+        chunks = list(client.chat.completions.create(model="m", messages=ASK, tools=TOOLS, stream=True))
+        streamed, finish = message_of(chunks)
+        assert [c["function"]["name"] for c in streamed["tool_calls"]] == [
+            "get_time"
+        ] and finish == "tool_calls"

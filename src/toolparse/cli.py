@@ -144,8 +144,9 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--on-error",
         default="content",
-        choices=["content", "drop", "raise"],
-        help="a call that fails: its raw text as content (default), dropped, or an error",
+        choices=["content", "drop", "raise", "call"],
+        help="a call that fails: its raw text as content (default), dropped, an error, or a call all the "
+        "same (marked, for the client framework's repair)",
     )
     serve.add_argument(
         "--past-reasoning",

@@ -26,7 +26,7 @@ from toolparse.grammars.reasoning import REASONING
 from toolparse.openai.chunks import MODES, ChoiceStream
 from toolparse.parser import StreamParser
 
-SERVER_ON_ERROR = ("content", "drop")
+SERVER_ON_ERROR = ("content", "drop", "call")
 """What a server may do with a failed call (``"raise"`` would end the response with a server error)."""
 
 _TRUE = ("1", "true", "yes", "on")
@@ -47,7 +47,8 @@ class ServerOptions:
         already been sent).
     ``TOOLPARSE_ON_ERROR``
         A call that fails: ``content`` (default: its markup goes out as
-        content, as the model wrote it) or ``drop``.
+        content, as the model wrote it), ``drop``, or ``call`` (a call all
+        the same, for the client's repair: see :mod:`toolparse.openai.chunks`).
     ``TOOLPARSE_REASONING``
         How the tool parser reads reasoning markers the server's reasoning
         parser left in the text (the ``reasoning`` option of

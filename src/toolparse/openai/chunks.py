@@ -23,8 +23,15 @@ Two modes:
 
 A call that fails (a :class:`~toolparse.ToolCallError`, or a call that is not
 valid) becomes, by ``on_error``: ``"content"`` (default: its raw markup as
-visible content, as the model wrote it), ``"drop"`` (nothing) or ``"raise"``
-(:class:`ToolCallFailed`).
+visible content, as the model wrote it), ``"drop"`` (nothing), ``"raise"``
+(:class:`ToolCallFailed`) or ``"call"``: a call all the same, as a native
+endpoint lets a model call a tool that does not exist, so that the client
+framework's own repair runs (pydantic-ai retries an unknown tool, the AI
+SDK has ``repairToolCall``). Its arguments are the call's arguments JSON
+where they were read (a call to an unknown tool, a call its schema
+rejects), else the model's raw text, which is not JSON; its entry also
+carries ``"toolparse": {"error": REASON, "message": ...}``, a field clients
+ignore. Markup with no readable name stays content.
 
 Valid means: the tool's pydantic model (if any) accepts the arguments, every
 ``required`` argument is there, and coercion kept no value its schema does not
@@ -33,6 +40,7 @@ admit (no ``"kept as is"`` in the call's ``issues``).
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -52,7 +60,7 @@ from toolparse.parser import StreamParser
 from toolparse.tools import Tool
 
 MODES = ("validated", "progressive")
-ON_ERROR = ("content", "drop", "raise")
+ON_ERROR = ("content", "drop", "raise", "call")
 
 
 class ToolCallFailed(ToolparseError):
@@ -273,8 +281,39 @@ class ChoiceStream:
     ) -> None:
         if self._on_error == "raise":
             raise ToolCallFailed(event, reason, message)
-        if self._on_error == "content" and event.raw:
+        if (
+            self._on_error == "call"
+            and reason != "parallel_tool_calls"
+            and self._as_call(event, reason, message, out)
+        ):
+            return
+        if self._on_error in ("content", "call") and event.raw:
             self._text(event.raw, out)
+
+    def _as_call(
+        self, event: ToolCall | ToolCallError, reason: str, message: str, out: list[dict[str, Any]]
+    ) -> bool:
+        """``on_error="call"``: a failed call delivered as a call, marked (False: it has no name)."""
+        if not event.name or (not self._parallel and self.delivered):
+            return False  # (no name to call; or one call has gone out and only one may)
+        if event.index is not None and event.index in self._started:
+            return True  # (progressive: its name and arguments went out already)
+        if isinstance(event, ToolCall):
+            arguments = event.arguments_json
+        elif event.arguments is not None:
+            arguments = json.dumps(event.arguments, ensure_ascii=False, separators=(",", ":"))
+        else:
+            arguments = event.raw  # (unreadable: the model's text, for the client's repair)
+        entry = {
+            "index": self.delivered,
+            "id": event.id or f"call_{uuid.uuid4().hex[:24]}",
+            "type": "function",
+            "function": {"name": event.name, "arguments": arguments},
+            "toolparse": {"error": reason, "message": message},
+        }
+        self.delivered += 1
+        out.append({"tool_calls": [entry]})
+        return True
 
     def _with_role(self, deltas: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if deltas and not self._role_sent:
@@ -410,11 +449,15 @@ def accumulate(deltas: list[dict[str, Any]], message: dict[str, Any] | None = No
                 calls = message.setdefault("tool_calls", [])
                 for entry in value:
                     if entry["index"] == len(calls):
+                        extra = {
+                            k: v for k, v in entry.items() if k not in ("index", "id", "type", "function")
+                        }
                         calls.append(
                             {
                                 "id": entry.get("id"),
                                 "type": "function",
                                 "function": {"name": entry["function"].get("name"), "arguments": ""},
+                                **extra,  # (on_error="call"'s marker)
                             }
                         )
                     calls[entry["index"]]["function"]["arguments"] += entry["function"].get("arguments", "")
