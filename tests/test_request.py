@@ -126,7 +126,7 @@ def test_past_reasoning_dropped_or_kept(past_reasoning: str, first_kept: bool, l
     assert before == THINKING_HISTORY
     first, loop = messages[2]["content"], messages[4]["content"]
     assert first == ("<think>\nA greeting.\n</think>\n\nHello!" if first_kept else "Hello!")
-    assert loop.startswith("<think>\nThe user wants the weather.\n</think>\n<tool_call>") == loop_kept
+    assert loop.startswith("<think>\nThe user wants the weather.\n</think>\n\n<tool_call>") == loop_kept
     assert ("<think>" in loop) == loop_kept
     assert not any("reasoning_content" in m for m in messages)
     # a kept reasoning block reads back as reasoning, and its call still parses
@@ -145,3 +145,36 @@ def test_past_reasoning_in_other_markers_and_bad_values() -> None:
         prepare_request(history, past_reasoning="strip")
     with pytest.raises(InvalidOptionError, match="reasoning must be one of"):
         prepare_request(history, reasoning="<think>")
+
+
+def test_past_reasoning_is_written_back_with_the_templates_own_whitespace() -> None:
+    # Qwen3's template writes an assistant turn of the current tool loop as
+    #   '<think>\n' + reasoning.strip('\n') + '\n</think>\n\n' + content.lstrip('\n')
+    # then '\n' before each call, but the first call of a turn with no content
+    # (Qwen/Qwen3-8B tokenizer_config.json chat_template)
+    def turn(**fields: Any) -> str:
+        history = [{"role": "user", "content": "Hi"}, {"role": "assistant", **fields}]
+        return str(prepare_request(history, TOOLS, past_reasoning="keep").messages[-1]["content"])
+
+    assert (
+        turn(content="\n\nHello!", reasoning_content="\nA greeting.\n")
+        == "<think>\nA greeting.\n</think>\n\nHello!"
+    )
+    assert (
+        turn(content="<think>\n\nA greeting.\n\n</think>\n\n\nHello!")
+        == "<think>\nA greeting.\n</think>\n\nHello!"
+    )
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Rome"}'},
+    }
+    rendered = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>'
+    assert (
+        turn(content=None, reasoning_content="R", tool_calls=[call]) == f"<think>\nR\n</think>\n\n{rendered}"
+    )
+    assert (
+        turn(content="Sure.", reasoning_content="R", tool_calls=[call])
+        == f"<think>\nR\n</think>\n\nSure.\n{rendered}"
+    )
+    assert turn(content="Sure.", tool_calls=[call]) == f"Sure.\n{rendered}"

@@ -135,9 +135,11 @@ def _split_reasoning(message: dict[str, Any], markers: Reasoning | None) -> str:
     return reasoning
 
 
-def _with_reasoning(content: str, reasoning: str, markers: Reasoning) -> str:
-    block = f"{markers.open or ''}\n{reasoning}\n{markers.close}"
-    return f"{block}\n\n{content}" if content else block
+def _reasoning_block(reasoning: str, markers: Reasoning) -> str:
+    """A past turn's reasoning as the chat templates write it before the rest of
+    the turn (Qwen3's: ``'<think>\\n' + reasoning.strip('\\n') + '\\n</think>\\n\\n'``,
+    then the content with its leading newlines stripped, or its first call)."""
+    return f"{markers.open or ''}\n{reasoning.strip(chr(10))}\n{markers.close}\n\n"
 
 
 MAX_MESSAGE_DEPTH = 64
@@ -231,7 +233,9 @@ def prepare_request(
     ``past_reasoning``:
 
     ``"current"`` (default)
-        kept, as ``<think>\n...\n</think>\n\n`` before the content, only in
+        kept, as ``<think>\n...\n</think>\n\n`` before the content (the
+        reasoning's and the content's edge newlines stripped, as the templates
+        do; a call follows the block directly, as in Qwen3's), only in
         the turns after the last user message (the tool loop under way) and
         dropped from earlier ones: what the templates of Qwen3, GLM-4.5 and
         later, DeepSeek V3.2, Kimi K2 Thinking and MiniMax M2 do;
@@ -260,20 +264,23 @@ def prepare_request(
     shaped: list[dict[str, Any]] = []
     for position, message in enumerate(history):
         role = message.get("role")
+        block = ""
         if role == "assistant":
             thought = _split_reasoning(message, markers)
             keep = past_reasoning == "keep" or (past_reasoning == "current" and position > last_user)
             if thought and keep and markers is not None:
-                message["content"] = _with_reasoning(_text(message.get("content")), thought, markers)
+                block = _reasoning_block(thought, markers)
+                message["content"] = block + _text(message.get("content")).lstrip("\n")
         if role == "assistant" and message.get("tool_calls"):
-            parts = [_text(message.get("content"))] if message.get("content") else []
+            text = _text(message.get("content"))[len(block) :]
+            parts = [text] if text else []
             for call in message["tool_calls"]:
                 function = call.get("function", call)
                 name = function.get("name", "")
                 if call.get("id"):
                     names_by_id[call["id"]] = name
                 parts.append(prompt_format.render_call(name, _arguments(function.get("arguments"))))
-            shaped.append({"role": "assistant", "content": "\n".join(parts)})
+            shaped.append({"role": "assistant", "content": block + "\n".join(parts)})
         elif role == "tool":
             name = names_by_id.get(message.get("tool_call_id", ""), message.get("name") or "tool")
             shaped.append(
