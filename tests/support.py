@@ -8,6 +8,7 @@ not a new harness.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,13 @@ CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 """The real outputs the suite depends on, copied from the shared corpus (see SOURCE.txt there)."""
 SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
 """The workplace's shared corpus, when it is beside the checkout (the copies are compared with it)."""
+
+
+def random_pieces(text: str, rng: random.Random) -> list[str]:
+    """``text`` cut at up to 12 random places (a server's deltas, anyhow)."""
+    places = range(1, len(text))
+    cuts = sorted(rng.sample(places, min(len(places), rng.randint(0, 12))))
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
 def load_jsonl(name: str) -> list[dict[str, Any]]:

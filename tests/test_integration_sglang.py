@@ -13,33 +13,19 @@ import pytest
 import sglang_standin
 from grammar_cases import EXAMPLES, GRAMMAR_TOOLS
 from sglang_standin import FunctionCallParser, serve_stream, serve_whole, tools_of
+from support import random_pieces
+from test_openai import WEATHER
 from toolparse.errors import InvalidOptionError
 from toolparse.grammars import GRAMMARS
 from toolparse.integrations import ServerOptions
 
 adapter = sglang_standin.install()
 
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-            "required": ["city"],
-        },
-    },
-}
 OTHER = {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object"}}}
 
 
 def tools_for(grammar: str) -> list[Any]:
     return tools_of(GRAMMAR_TOOLS.get(grammar, [OTHER, WEATHER]))
-
-
-def pieces(text: str, rng: random.Random) -> list[str]:
-    cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(0, 12))))
-    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
 def detector(grammar: str, **options: Any) -> Any:
@@ -59,7 +45,7 @@ def test_each_grammars_example_gives_its_calls_whole_and_streamed_in_any_chunkin
         assert [{"name": c["name"], "arguments": json.loads(c["arguments"])} for c in calls] == expected
         rng = random.Random(11)
         for _ in range(15):
-            streamed = serve_stream(detector(grammar, mode=mode), pieces(text, rng), tools)
+            streamed = serve_stream(detector(grammar, mode=mode), random_pieces(text, rng), tools)
             assert [(c["name"], c["arguments"]) for c in streamed["calls"]] == [
                 (c["name"], c["arguments"]) for c in calls
             ]

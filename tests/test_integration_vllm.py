@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 
 import vllm_standin
 from grammar_cases import EXAMPLES, GRAMMAR_TOOLS
+from support import random_pieces
+from test_openai import WEATHER
 from toolparse.errors import InvalidOptionError
 from toolparse.grammars import GRAMMARS
 from toolparse.grammars.reasoning import REASONING
@@ -26,17 +28,6 @@ from vllm_standin import ChatCompletionRequest, Pair, accumulate
 
 adapter = vllm_standin.install()
 
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-            "required": ["city"],
-        },
-    },
-}
 HERMES_CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "days": "3"}}</tool_call>'
 
 
@@ -46,15 +37,6 @@ def tools_for(grammar: str) -> list[dict[str, Any]]:
 
 def request(tools: list[Any] | None = None, **fields: Any) -> ChatCompletionRequest:
     return ChatCompletionRequest(tools=tools, **fields)
-
-
-def pieces(text: str, rng: random.Random) -> list[str]:
-    cuts = (
-        sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(0, 12))))
-        if len(text) > 1
-        else []
-    )
-    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
 def stream(pair: Pair, chunks: list[str], req: ChatCompletionRequest) -> dict[str, Any]:
@@ -99,7 +81,7 @@ def test_each_grammars_example_gives_its_calls_whole_and_streamed_in_any_chunkin
         assert got == expected, (grammar, text)
         rng = random.Random(7)
         for _ in range(20):
-            streamed = stream(Pair(cls, None, tools), pieces(text, rng), request(tools))
+            streamed = stream(Pair(cls, None, tools), random_pieces(text, rng), request(tools))
             assert [
                 {"name": c["name"], "arguments": json.loads(c["arguments"])} for c in streamed["calls"]
             ] == got
@@ -154,7 +136,7 @@ def test_a_stream_gathers_into_the_whole_response_whatever_the_chunking(
     text = "".join(parts)
     whole = Pair(parser_class("hermes"), None, [WEATHER]).parse(text, request([WEATHER]))
     cls = parser_class("hermes", mode=mode)
-    streamed = stream(Pair(cls, None, [WEATHER]), pieces(text, rng) or [""], request([WEATHER]))
+    streamed = stream(Pair(cls, None, [WEATHER]), random_pieces(text, rng) or [""], request([WEATHER]))
     calls = [(c.function.name, c.function.arguments) for c in whole[2]]
     if mode == "validated":
         assert [(c["name"], c["arguments"]) for c in streamed["calls"]] == calls
@@ -392,7 +374,7 @@ def test_a_reasoning_split_is_the_same_whatever_the_chunking_and_the_answer_is_p
     last = whole.finish()
     expected = (first[0] + last[0], first[1] + last[1])
     split = ReasoningSplit(declaration, state=state)
-    got = [split.feed(chunk) for chunk in pieces(text, rng)] if text else []
+    got = [split.feed(chunk) for chunk in random_pieces(text, rng)] if text else []
     got.append(split.finish())
     assert ("".join(r for r, _ in got), "".join(c for _, c in got)) == expected
     # (whitespace before a reasoning block is content too; the answer proper is the text's end, as written)

@@ -32,7 +32,6 @@ schema constraint it parses itself): these detectors say
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
@@ -49,6 +48,7 @@ from toolparse.integrations.toolcalls import (
     plain_tools,
     request_choice,
 )
+from toolparse.tools import to_tool
 
 SGLANG_NAMES: dict[str, str] = {
     "qwen": "hermes",
@@ -103,8 +103,9 @@ class ToolparseDetector(StreamedRecords, BaseFormatDetector):  # type: ignore[mi
 
     def detect_and_parse(self, text: str, tools: list[Any]) -> Any:
         """A whole response: always validated (a call is delivered complete and valid, or stays content)."""
-        content, calls = ToolStream.whole(self.grammar, text, **self._reading(tools))
-        position = {_tool_name(tool): i for i, tool in enumerate(tools or ())}
+        reading = self._reading(tools)
+        content, calls = ToolStream.whole(self.grammar, text, **reading)
+        position = {to_tool(tool).name: i for i, tool in enumerate(reading["tools"] or ())}
         return StreamingParseResult(
             normal_text=content,
             calls=[
@@ -138,16 +139,6 @@ class ToolparseDetector(StreamedRecords, BaseFormatDetector):  # type: ignore[mi
         raise NotImplementedError(
             "toolparse detectors leave required and named tool_choice to SGLang's JSON constraint"
         )
-
-
-def _tool_name(tool: Any) -> str | None:
-    function = getattr(tool, "function", None)
-    if function is not None:
-        return getattr(function, "name", None)
-    if isinstance(tool, Mapping):
-        inner = tool.get("function", tool)
-        return inner.get("name") if isinstance(inner, Mapping) else None
-    return None
 
 
 def _result(step: Step) -> Any:

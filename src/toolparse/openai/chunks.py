@@ -239,14 +239,21 @@ class ChoiceStream:
         elif not self._parallel and self.delivered:
             self._failed(call, "parallel_tool_calls", _ONE_CALL, call.index, out)
         else:  # (validated, or a call whose start was not sent: whole, in one chunk)
-            entry = {
-                "index": self.delivered,
-                "id": call.id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": call.arguments_json},
-            }
-            self.delivered += 1
-            out.append({"tool_calls": [entry]})
+            self._deliver(call.id, call.name, call.arguments_json, out)
+
+    def _deliver(
+        self, call_id: str, name: str, arguments: str, out: list[dict[str, Any]], **extra: Any
+    ) -> None:
+        """A whole call out, in one chunk, as the next call."""
+        entry = {
+            "index": self.delivered,
+            "id": call_id,
+            "type": "function",
+            "function": {"name": name, "arguments": arguments},
+            **extra,
+        }
+        self.delivered += 1
+        out.append({"tool_calls": [entry]})
 
     def _progress(self, event: Event, out: list[dict[str, Any]]) -> None:
         if isinstance(event, ToolCallStart):
@@ -304,15 +311,8 @@ class ChoiceStream:
             arguments = json.dumps(event.arguments, ensure_ascii=False, separators=(",", ":"))
         else:
             arguments = event.raw  # (unreadable: the model's text, for the client's repair)
-        entry = {
-            "index": self.delivered,
-            "id": event.id or f"call_{uuid.uuid4().hex[:24]}",
-            "type": "function",
-            "function": {"name": event.name, "arguments": arguments},
-            "toolparse": {"error": reason, "message": message},
-        }
-        self.delivered += 1
-        out.append({"tool_calls": [entry]})
+        call_id = event.id or f"call_{uuid.uuid4().hex[:24]}"
+        self._deliver(call_id, event.name, arguments, out, toolparse={"error": reason, "message": message})
         return True
 
     def _with_role(self, deltas: list[dict[str, Any]]) -> list[dict[str, Any]]:
