@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from servers import Reply, fake_upstream, running
 from test_corpus import DECISIONS, GRAMMAR_OF_FORMAT, REAL, RECONSTRUCTED_TOOLS
-from toolparse import InvalidOptionError, StreamParser, Tool, prepare_request
+from toolparse import InvalidOptionError, StreamParser, prepare_request
 from toolparse.openai import CompletionStream, ToolCallFailed, accumulate, complete, wrap
 from toolparse.openai.calling import ToolCalling
 from toolparse.serve import create_app
@@ -212,7 +212,7 @@ def test_options_are_checked() -> None:
         ToolCalling(tools=TOOLS)
     with pytest.raises(InvalidOptionError, match="reasoning"):
         ToolCalling(reasoning="thinking")
-    with pytest.raises(InvalidOptionError, match=r"chat\.completions\.create"):
+    with pytest.raises(InvalidOptionError, match=r"not an openai\.OpenAI"):
         wrap(object())
 
 
@@ -352,10 +352,9 @@ def test_a_call_that_fails_validation_is_never_delivered() -> None:
 
         people: int = Field(ge=1, le=12)
 
-    # (a Tool with its pydantic model: the wrapped client never sends tools, so
-    # they may be toolparse Tools, and validation is the model's)
-    tool_list = [Tool.from_model(Booking, name="book")]
-    bad = '<tool_call>{"name": "book", "arguments": {"people": 40}}</tool_call>'
+    # (a pydantic model as tool, the SDK's way: its JSON schema validates)
+    tool_list = [openai.pydantic_function_tool(Booking, name="book")]
+    bad = '<tool_call>{"name": "book", "arguments": {"people": "a dozen"}}</tool_call>'
     with fake_upstream(Reply(bad, size=5)) as upstream:
         client = wrap(sdk(upstream.url))
         response = client.chat.completions.create(model="m", messages=ASK, tools=tool_list)
@@ -363,17 +362,15 @@ def test_a_call_that_fails_validation_is_never_delivered() -> None:
         assert response.choices[0].message.content == bad  # (shown as what the model wrote)
         chunks = list(client.chat.completions.create(model="m", messages=ASK, tools=tool_list, stream=True))
         assert not any(c.choices and c.choices[0].delta.tool_calls for c in chunks)
+        # on_error="raise": what a client of the proxy gets, never retried (one request upstream)
         strict = wrap(sdk(upstream.url), on_error="raise")
-        with pytest.raises(ToolCallFailed, match="less than or equal to 12"):
+        sent = len(upstream.requests)
+        with pytest.raises(openai.InternalServerError, match="does not admit") as raised:
             strict.chat.completions.create(model="m", messages=ASK, tools=tool_list)
-        with pytest.raises(ToolCallFailed):
+        assert raised.value.status_code == 502 and raised.value.code == "invalid_arguments"
+        assert len(upstream.requests) == sent + 1
+        with pytest.raises(openai.APIError, match="does not admit"):
             list(strict.chat.completions.create(model="m", messages=ASK, tools=tool_list, stream=True))
-
-
-def test_helpers_that_would_bypass_tool_calling_refuse() -> None:
-    client = wrap(sdk("http://127.0.0.1:9/v1"))
-    with pytest.raises(NotImplementedError, match="stream=True"):
-        client.chat.completions.stream(model="m", messages=ASK)
 
 
 # -- the proxy ----------------------------------------------------------------------------

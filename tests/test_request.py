@@ -178,3 +178,43 @@ def test_past_reasoning_is_written_back_with_the_templates_own_whitespace() -> N
         == f"<think>\nR\n</think>\n\nSure.\n{rendered}"
     )
     assert turn(content="Sure.", tool_calls=[call]) == f"Sure.\n{rendered}"
+
+
+def test_gpt_oss_past_reasoning_goes_in_its_analysis_channel() -> None:
+    # harmony's renderer (openai/harmony docs/format.md): a past turn of the
+    # tool loop is its analysis message, then its calls as commentary messages
+    # to functions.NAME, one <|start|>assistant between messages; a preamble
+    # before calls is on the commentary channel, a final answer on the final one
+    messages = prepare_request(THINKING_HISTORY, TOOLS, grammar="gpt-oss").messages
+    call = (
+        '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>'
+    )
+    assert messages[4]["content"] == (
+        f"<|channel|>analysis<|message|>The user wants the weather.<|end|><|start|>assistant{call}"
+    )
+    # (reasoning="auto" means harmony's markers here: an earlier turn's <think> is its text)
+    assert messages[2]["content"] == THINKING_HISTORY[1]["content"]
+    events = run("gpt-oss", [messages[4]["content"]], tools=TOOLS)
+    assert calls_of(events) == [{"name": "get_weather", "arguments": {"city": "Paris"}}]
+    assert (
+        "".join(e.text for e in events if type(e).__name__ == "ReasoningDelta")
+        == "The user wants the weather."
+    )
+
+    def turn(**fields: Any) -> str:
+        history = [{"role": "user", "content": "Hi"}, {"role": "assistant", **fields}]
+        return str(prepare_request(history, TOOLS, grammar="gpt-oss").messages[-1]["content"])
+
+    tool_call = {
+        "id": "c",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+    }
+    assert turn(content="Let me check.", reasoning_content="R", tool_calls=[tool_call]) == (
+        "<|channel|>analysis<|message|>R<|end|><|start|>assistant"
+        f"<|channel|>commentary<|message|>Let me check.<|end|><|start|>assistant{call}"
+    )
+    assert turn(content="Hello!", reasoning_content="R") == (
+        "<|channel|>analysis<|message|>R<|end|><|start|>assistant<|channel|>final<|message|>Hello!<|end|>"
+    )
+    assert turn(content=None, tool_calls=[tool_call]) == f"<|start|>assistant{call}"

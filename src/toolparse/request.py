@@ -21,7 +21,7 @@ from typing import Any
 from toolparse.engine.declare import Reasoning
 from toolparse.errors import InvalidOptionError
 from toolparse.grammars import get_grammar
-from toolparse.grammars.reasoning import get_reasoning
+from toolparse.grammars.reasoning import reasoning_for
 from toolparse.parser import StreamParser
 from toolparse.toolchoice.choice import ForceTool, InvalidRequestError, ToolChoice, function_tools, validate
 from toolparse.toolchoice.schema import response_schema
@@ -135,13 +135,6 @@ def _split_reasoning(message: dict[str, Any], markers: Reasoning | None) -> str:
     return reasoning
 
 
-def _reasoning_block(reasoning: str, markers: Reasoning) -> str:
-    """A past turn's reasoning as the chat templates write it before the rest of
-    the turn (Qwen3's: ``'<think>\\n' + reasoning.strip('\\n') + '\\n</think>\\n\\n'``,
-    then the content with its leading newlines stripped, or its first call)."""
-    return f"{markers.open or ''}\n{reasoning.strip(chr(10))}\n{markers.close}\n\n"
-
-
 MAX_MESSAGE_DEPTH = 64
 """The deepest nesting of a message's values (content parts, a tool result's JSON)."""
 
@@ -235,7 +228,8 @@ def prepare_request(
     ``"current"`` (default)
         kept, as ``<think>\n...\n</think>\n\n`` before the content (the
         reasoning's and the content's edge newlines stripped, as the templates
-        do; a call follows the block directly, as in Qwen3's), only in
+        do; a call follows the block directly, as in Qwen3's; gpt-oss's in its
+        analysis channel: the grammar's ``PromptFormat.render_turn``), only in
         the turns after the last user message (the tool loop under way) and
         dropped from earlier ones: what the templates of Qwen3, GLM-4.5 and
         later, DeepSeek V3.2, Kimi K2 Thinking and MiniMax M2 do;
@@ -249,9 +243,10 @@ def prepare_request(
         raise InvalidOptionError(
             f"past_reasoning must be one of {', '.join(map(repr, PAST_REASONING))}, not {past_reasoning!r}"
         )
-    markers = get_reasoning(reasoning)
+    declared = get_grammar(grammar)
+    markers = reasoning_for(declared, reasoning)
     functions = function_tools(read)
-    prompt_format = get_grammar(grammar).prompt
+    prompt_format = declared.prompt
     forced = choice == "required" or isinstance(choice, ForceTool)
     if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
         raise InvalidRequestError(
@@ -264,23 +259,23 @@ def prepare_request(
     shaped: list[dict[str, Any]] = []
     for position, message in enumerate(history):
         role = message.get("role")
-        block = ""
         if role == "assistant":
             thought = _split_reasoning(message, markers)
             keep = past_reasoning == "keep" or (past_reasoning == "current" and position > last_user)
-            if thought and keep and markers is not None:
-                block = _reasoning_block(thought, markers)
-                message["content"] = block + _text(message.get("content")).lstrip("\n")
-        if role == "assistant" and message.get("tool_calls"):
-            text = _text(message.get("content"))[len(block) :]
-            parts = [text] if text else []
-            for call in message["tool_calls"]:
+            thought = thought if keep and markers is not None else ""
+            calls = []
+            for call in message.get("tool_calls") or ():
                 function = call.get("function", call)
                 name = function.get("name", "")
                 if call.get("id"):
                     names_by_id[call["id"]] = name
-                parts.append(prompt_format.render_call(name, _arguments(function.get("arguments"))))
-            shaped.append({"role": "assistant", "content": block + "\n".join(parts)})
+                calls.append((name, _arguments(function.get("arguments"))))
+            if calls or thought:
+                content = prompt_format.render_turn(thought, markers, _text(message.get("content")), calls)
+                # (a turn with calls is rewritten whole; one without keeps its other fields)
+                kept = {} if calls else message
+                message = {**kept, "role": "assistant", "content": content}
+            shaped.append(message)
         elif role == "tool":
             name = names_by_id.get(message.get("tool_call_id", ""), message.get("name") or "tool")
             shaped.append(

@@ -21,7 +21,6 @@ cancels its upstream request, streamed or not. Every buffer is bounded (see
 from __future__ import annotations
 
 import asyncio
-import codecs
 import hmac
 import ipaddress
 import json
@@ -35,9 +34,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from toolparse.errors import ToolparseError
 from toolparse.openai.calling import ToolCalling
-from toolparse.openai.chunks import CompletionStream, ToolCallFailed
+from toolparse.openai.relay import NOT_RETRIED, SSERelay, error_body, sse_error, whole_answer, whole_as_stream
 from toolparse.routes import Router, UnknownModelError, UpstreamRoute
-from toolparse.sse import ServerSentEvent, SSEDecoder, SSEError
 
 if TYPE_CHECKING:
     import httpx
@@ -112,60 +110,7 @@ def _needs_extra() -> None:
 def _error(status: int, message: str, kind: str, code: str | None = None) -> Response:
     from starlette.responses import JSONResponse
 
-    return JSONResponse(
-        {"error": {"message": message, "type": kind, "param": None, "code": code}}, status_code=status
-    )
-
-
-def _sse(data: dict[str, Any]) -> str:
-    return f"data: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n"
-
-
-def _sse_error(message: str, kind: str, code: str | None = None) -> str:
-    return _sse({"error": {"message": message, "type": kind, "param": None, "code": code}})
-
-
-def _relay_events(events: list[ServerSentEvent], converter: CompletionStream, out: list[str]) -> bool:
-    """Convert upstream events into SSE text in ``out``; True when the stream
-    is over (``[DONE]``, the upstream's error, or data that is not a chunk)."""
-    for event in events:
-        data = event.data
-        if data.strip() == "[DONE]":
-            _relay_done(converter, out)
-            return True
-        try:
-            chunk = json.loads(data)
-        except (ValueError, RecursionError):
-            chunk = None
-        if not isinstance(chunk, dict):
-            out.append(_sse_error("the upstream sent malformed SSE data", "upstream_error", "malformed"))
-            return True
-        if "error" in chunk:  # (the upstream's own error, passed on)
-            out.append(_sse(chunk))
-            return True
-        out.extend(map(_sse, converter.feed(chunk)))
-    return False
-
-
-def _relay_done(converter: CompletionStream, out: list[str]) -> None:
-    out.extend(map(_sse, converter.close()))
-    out.append("data: [DONE]\n\n")
-
-
-def _as_chunk(answer: dict[str, Any]) -> dict[str, Any]:
-    """A whole chat completion as the one chunk that streams it (an upstream
-    that answered a streamed request with JSON)."""
-    choices = []
-    for choice in answer.get("choices") or ():
-        message = choice.get("message") if isinstance(choice, dict) else None
-        if not isinstance(message, dict):
-            raise ValueError("a choice of the upstream's answer has no message")
-        delta = {k: message[k] for k in ("content", "reasoning_content", "reasoning") if k in message}
-        choices.append(
-            {"index": choice.get("index", 0), "delta": delta, "finish_reason": choice.get("finish_reason")}
-        )
-    rest = {k: v for k, v in answer.items() if k not in ("choices", "object")}
-    return {**rest, "object": "chat.completion.chunk", "choices": choices}
+    return JSONResponse(error_body(message, kind, code), status_code=status)
 
 
 async def _read_bounded(response: httpx.Response, limit: int) -> bytes | None:
@@ -355,21 +300,8 @@ def create_app(
             content = await whole(upstream_response)
         except _UpstreamFailed as failure:
             return _error(failure.status, str(failure), "upstream_error", failure.code)
-        try:
-            completion = json.loads(content)
-            if not isinstance(completion, dict):
-                raise ValueError("not an object")
-        except (ValueError, RecursionError):
-            return _error(502, "the upstream's answer is not a JSON object", "upstream_error", "malformed")
-        try:
-            return JSONResponse(route.calling.complete(prepared, completion))
-        except ToolCallFailed as exc:
-            return _error(502, str(exc), "tool_call_error", exc.reason)
-        except Exception as exc:  # (an answer of a shape no chat completion has)
-            _LOG.warning("the upstream's answer could not be read: %r", exc)
-            return _error(
-                502, f"the upstream's answer is not a chat completion: {exc}", "upstream_error", "malformed"
-            )
+        status, answered = whole_answer(route.calling, prepared, content)
+        return JSONResponse(answered, status_code=status, headers=NOT_RETRIED if status != 200 else None)
 
     async def whole(upstream_response: httpx.Response) -> bytes:
         """The upstream's whole answer (bounded); _UpstreamFailed says why not."""
@@ -405,45 +337,24 @@ def create_app(
         upstream_response: httpx.Response, calling: ToolCalling, prepared: Any, body: dict[str, Any]
     ) -> AsyncIterator[str]:
         """The upstream's SSE in, the client's SSE out: what one upstream read
-        completes goes out in one write; its keep-alive comments go on as ours."""
-        converter = calling.converter(prepared, body.get("model"))
-        decoder = SSEDecoder(bounds.max_upstream_line, bounds.max_upstream_event)
-        utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")  # (an event stream is UTF-8)
-        out: list[str] = []
-        comments = 0
+        completes goes out in one write."""
+        relay = SSERelay(
+            calling.converter(prepared, body.get("model")),
+            bounds.max_upstream_line,
+            bounds.max_upstream_event,
+        )
         try:
             async for raw in upstream_response.aiter_bytes():
-                events = decoder.feed(utf8.decode(raw))
-                if decoder.dropped:
-                    raise SSEError(decoder.dropped[0][1])
-                if _relay_events(events, converter, out):
-                    yield "".join(out)
+                text = relay.feed(raw)
+                if text:
+                    yield text
+                if relay.done:
                     return
-                if decoder.comments != comments and not out:
-                    out.append(": keep-alive\n\n")
-                comments = decoder.comments
-                if out:
-                    yield "".join(out)
-                    out.clear()
-            events = decoder.feed(utf8.decode(b"", final=True)) + decoder.close()
-            if not _relay_events(events, converter, out):  # (an upstream that ends without [DONE])
-                _relay_done(converter, out)
-            yield "".join(out)
-        except ToolCallFailed as exc:
-            yield "".join(out) + _sse_error(str(exc), "tool_call_error", exc.reason)
-        except SSEError as exc:
-            yield _sse_error(f"the upstream sent malformed SSE: {exc}", "upstream_error", "malformed")
+            yield relay.close()
         except httpx.TimeoutException:
-            yield _sse_error("the upstream stopped sending in time", "upstream_error", "timeout")
+            yield sse_error("the upstream stopped sending in time", "upstream_error", "timeout")
         except httpx.HTTPError as exc:
-            yield _sse_error(f"the upstream broke off the stream: {exc}", "upstream_error", "dropped")
-        except Exception as exc:  # (chunks of a shape no chat completion chunk has)
-            _LOG.warning("the upstream's stream could not be read: %r", exc)
-            yield "".join(out) + _sse_error(
-                f"the upstream sent a stream that is not chat completion chunks: {exc}",
-                "upstream_error",
-                "malformed",
-            )
+            yield sse_error(f"the upstream broke off the stream: {exc}", "upstream_error", "dropped")
         finally:
             await upstream_response.aclose()
 
@@ -455,28 +366,9 @@ def create_app(
         try:
             content = await whole(upstream_response)
         except _UpstreamFailed as failure:
-            yield _sse_error(str(failure), "upstream_error", failure.code)
+            yield sse_error(str(failure), "upstream_error", failure.code)
             return
-        try:
-            completion = json.loads(content)
-            if not isinstance(completion, dict):
-                raise ValueError("not an object")
-            if "error" in completion:
-                yield _sse(completion)
-                return
-            converter = calling.converter(prepared, body.get("model"))
-            out = [_sse(chunk) for chunk in converter.feed(_as_chunk(completion))]
-            _relay_done(converter, out)
-        except ToolCallFailed as exc:
-            yield _sse_error(str(exc), "tool_call_error", exc.reason)
-            return
-        except Exception as exc:  # (an answer of a shape no chat completion has)
-            _LOG.warning("the upstream's answer could not be read: %r", exc)
-            yield _sse_error(
-                f"the upstream's answer is not a chat completion: {exc}", "upstream_error", "malformed"
-            )
-            return
-        yield "".join(out)
+        yield whole_as_stream(calling, prepared, body.get("model"), content)
 
     async def models(request: Request) -> Response:
         client = client_box[0]

@@ -276,6 +276,29 @@ class PromptFormat(ABC):
         where the answer begins (they frame it with their special tokens)."""
         return self.render_call(name, arguments)
 
+    def render_turn(
+        self,
+        reasoning: str,
+        markers: Reasoning | None,
+        text: str,
+        calls: Sequence[tuple[str, Mapping[str, Any]]],
+    ) -> str:
+        """A past assistant turn as the model wrote it: its ``reasoning``
+        (empty: none kept) in ``markers``, its ``text``, then its ``calls``.
+
+        The default is Qwen3's template, which GLM, DeepSeek, Kimi and
+        MiniMax share: ``'<think>\n' + reasoning.strip('\n') + '\n</think>\n\n'``,
+        then the text with its leading newlines stripped, the calls on lines
+        of their own after it. Formats with their own turn structure (gpt-oss's
+        channels) override it."""
+        block = ""
+        if reasoning and markers is not None:
+            block = f"{markers.open or ''}\n{reasoning.strip(chr(10))}\n{markers.close}\n\n"
+            text = text.lstrip("\n")
+        parts = [text] if text else []
+        parts.extend(self.render_call(name, arguments) for name, arguments in calls)
+        return block + "\n".join(parts)
+
 
 MAX_MARKER: Final = 128
 """The longest reasoning marker (real ones are a few characters, a special token)."""

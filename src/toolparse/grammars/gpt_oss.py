@@ -93,6 +93,26 @@ class GptOssPrompt(PromptFormat):
             f"<|message|>{content_text(content)}<|end|>"
         )
 
+    def render_turn(
+        self,
+        reasoning: str,
+        markers: Reasoning | None,
+        text: str,
+        calls: Sequence[tuple[str, Mapping[str, Any]]],
+    ) -> str:
+        """The turn's messages as harmony's renderer writes past ones: the
+        reasoning in the analysis channel, text on the commentary channel
+        before calls (a preamble) or else the final one, each call a
+        commentary message to its function (:meth:`render_call`); one
+        ``<|start|>assistant`` between messages (the prompt opens the first)."""
+        messages = []
+        if reasoning:
+            messages.append(f"<|channel|>analysis<|message|>{reasoning}<|end|>")
+        if text:
+            messages.append(f"<|channel|>{'commentary' if calls else 'final'}<|message|>{text}<|end|>")
+        calls_text = "".join(self.render_call(name, arguments) for name, arguments in calls)
+        return "<|start|>assistant".join(messages) + calls_text
+
 
 _TS_TYPES = {
     "string": "string",

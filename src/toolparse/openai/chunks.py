@@ -1,8 +1,7 @@
 """A parser's events as OpenAI Chat Completions: streamed chunks and whole responses.
 
-Sans-IO, plain dicts in and out (the ``openai`` package is not needed here;
-:mod:`toolparse.openai.types` turns the dicts into its objects where it is
-installed). :class:`CompletionStream` reads an upstream text-only stream's
+Sans-IO, plain dicts in and out (the ``openai`` package is not needed here).
+:class:`CompletionStream` reads an upstream text-only stream's
 chunks and writes the chunks a tool-calling endpoint would have sent;
 :func:`complete` does the same for a whole (non-streamed) response, through
 the same code, so a client that accumulates the stream gets exactly the
