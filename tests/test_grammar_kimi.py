@@ -471,7 +471,8 @@ CASES = [
     Case(
         # Kimi K2.5 may open a tool section inside <think> and never close it; SGLang, vLLM and
         # llama.cpp end reasoning there. Here markup inside reasoning is reasoning text, never a
-        # call (README, Reasoning): the stream ends inside reasoning, so there is no call
+        # call (README, Reasoning): the stream ends inside reasoning, so the call is not run, and
+        # it is reported (call_in_unclosed_reasoning; reasoning_calls="salvage" would run it)
         "sglang-kimi-call-inside-think-no-close",
         SGLANG_KIMI,
         (
@@ -480,6 +481,7 @@ CASES = [
             "<|tool_call_end|><|tool_calls_section_end|>"
         ),
         [],
+        errors=("call_in_unclosed_reasoning",),
         text="",
         reasoning=(
             "Let me read this file...<|tool_calls_section_begin|>"
@@ -497,6 +499,7 @@ CASES = [
             '"/Users/user/project/file.ts"}<|tool_call_end|><|tool_calls_section_end|>'
         ),
         [],
+        errors=("call_in_unclosed_reasoning",),
         text="",
         reasoning=(
             "I need to read the file.<|tool_calls_section_begin|>"
@@ -844,6 +847,7 @@ CASES = [
             "<|tool_calls_section_end|>"
         ),
         [],
+        errors=("call_in_unclosed_reasoning", "call_in_unclosed_reasoning"),
         text="",
         reasoning=(
             "I need to call two functions<|tool_calls_section_begin|>"
@@ -863,6 +867,7 @@ CASES = [
             '<|tool_call_argument_begin|>{"code": "print(\'hey\')"}'
         ),
         [],
+        errors=("call_in_unclosed_reasoning", "call_in_unclosed_reasoning"),
         text="",
         reasoning=(
             "I need to call two functions<|tool_call_begin|>functions.special_function:0"

@@ -415,7 +415,8 @@ def test_no_call_is_read_inside_reasoning(pieces: list[str], option: str, data: 
     assert len([e for e in events if isinstance(e, ToolCall)]) == _calls_outside_reasoning(
         text, REASONING[option]
     )
-    assert not any(isinstance(e, ToolCallError) for e in events)
+    # (a complete call left in reasoning that never closed is reported, not run)
+    assert not any(isinstance(e, ToolCallError) and e.reason != "call_in_unclosed_reasoning" for e in events)
 
 
 def _calls_outside_reasoning(text: str, markers: Reasoning | None) -> int:

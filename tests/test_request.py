@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from support import calls_of, run
-from toolparse import ForceTool, InvalidOptionError, prepare_request
+from toolparse import ForceTool, InvalidOptionError, ReasoningDelta, prepare_request
 
 TOOLS = [
     {
@@ -197,7 +197,7 @@ def test_gpt_oss_past_reasoning_goes_in_its_analysis_channel() -> None:
     events = run("gpt-oss", [messages[4]["content"]], tools=TOOLS)
     assert calls_of(events) == [{"name": "get_weather", "arguments": {"city": "Paris"}}]
     assert (
-        "".join(e.text for e in events if type(e).__name__ == "ReasoningDelta")
+        "".join(e.text for e in events if isinstance(e, ReasoningDelta))
         == "The user wants the weather."
     )
 

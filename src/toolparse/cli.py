@@ -155,6 +155,13 @@ def _build_parser() -> argparse.ArgumentParser:
         help="reasoning of past assistant turns sent back (default: only in the current tool loop)",
     )
     serve.add_argument(
+        "--reasoning-calls",
+        default="report",
+        choices=["report", "salvage", "ignore"],
+        help="a call in reasoning the model never closed: report (default: a failed call, not run), "
+        "salvage (delivered as a call), ignore",
+    )
+    serve.add_argument(
         "--api-key-env",
         metavar="VAR",
         default=None,
@@ -295,6 +302,7 @@ _ROUTE_FLAGS = {
     "mode": "validated",
     "on_error": "content",
     "past_reasoning": "current",
+    "reasoning_calls": "report",
     "no_response_format": False,
     "api_key_env": None,
 }
@@ -324,6 +332,7 @@ def _serve(args: argparse.Namespace) -> int:
             on_error=args.on_error,
             past_reasoning=args.past_reasoning,
             response_format=not args.no_response_format,
+            reasoning_calls=args.reasoning_calls,
         )
     serve(
         upstream,

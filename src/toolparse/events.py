@@ -36,6 +36,9 @@ class ErrorReason(StrEnum):
     """The call's markup passed ``max_call_chars``."""
     TOO_DEEP = "too_deep"
     """The call's JSON nests deeper than ``max_depth``."""
+    CALL_IN_UNCLOSED_REASONING = "call_in_unclosed_reasoning"
+    """The stream ended inside reasoning that holds a complete call: reported,
+    not run (its markup stays in the reasoning; see ``reasoning_calls``)."""
 
 
 SURROGATE: Final = re.compile("[\ud800-\udfff]")

@@ -170,6 +170,7 @@ def parser_options(grammar: str) -> Any:
         "errors_as_text": st.booleans(),
         "coerce": st.booleans(),
         "reasoning": st.sampled_from(sorted(REASONING)),
+        "reasoning_calls": st.sampled_from(["report", "salvage", "ignore"]),
     }
     return st.fixed_dictionaries({"tools": tools}, optional=limits).flatmap(with_choice)
 

@@ -306,7 +306,23 @@ _ISSUE_25: tuple[Shape, ...] = (
     ),
 )
 
-SHAPES = SHAPES + _ISSUE_25 + _grammar_shapes()
+_UNCLOSED_THOUGHT = (  # (issue 27: reasoning kept for calls at the end, read once more)
+    Shape(
+        "hermes: unclosed reasoning full of calls, reported",
+        "hermes",
+        lambda n: _fill("<think>", _HERMES_CALL + " and ", n),
+        4,
+    ),
+    Shape(
+        "hermes: unclosed reasoning full of calls, salvaged, in one delta",
+        "hermes",
+        lambda n: _fill("<think>", _HERMES_CALL + " and ", n),
+        0,
+        {"reasoning_calls": "salvage"},
+    ),
+)
+
+SHAPES = SHAPES + _ISSUE_25 + _UNCLOSED_THOUGHT + _grammar_shapes()
 
 
 _MIN_SECONDS = 0.005  # below this, one burst of load on a shared machine decides the ratio

@@ -10,6 +10,7 @@ from toolparse.engine.calls import CallContext, IdFactory
 from toolparse.engine.compile import compile_grammar
 from toolparse.engine.core import Engine
 from toolparse.engine.declare import Grammar, Reasoning
+from toolparse.engine.thought import check_reasoning_calls
 from toolparse.errors import InvalidOptionError
 from toolparse.grammars import get_grammar
 from toolparse.grammars.forced import TEXT_ONLY, forced_json
@@ -71,6 +72,13 @@ class StreamParser(Engine):
         :class:`~toolparse.engine.declare.Reasoning` declaration. Reasoning
         comes out as :class:`~toolparse.ReasoningDelta` events, and no call is
         read inside it.
+    ``reasoning_calls``
+        A stream that ends inside reasoning holding a complete call (a model
+        that never closed its thought, then called): ``"report"`` (default)
+        a ``ToolCallError`` with reason ``call_in_unclosed_reasoning``, the
+        call's name and arguments, nothing run; ``"salvage"``: a real call at
+        ``close()``; ``"ignore"``: nothing (see :mod:`toolparse.engine.thought`).
+        The markup stays in the reasoning events either way.
     ``seed`` / ``id_factory``
         Make call ids deterministic: ids drawn from a seeded generator, or
         ``id_factory(index)`` for each call.
@@ -95,6 +103,7 @@ class StreamParser(Engine):
         collapse: bool = False,
         unknown_on_error: bool = False,
         reasoning: str | Reasoning | None = "auto",
+        reasoning_calls: str = "report",
         seed: int | None = None,
         id_factory: IdFactory | None = None,
         lanes: bool = True,
@@ -147,6 +156,7 @@ class StreamParser(Engine):
             unknown_on_error=unknown_on_error and forced,
             reasoning=reasoning_for(native, reasoning),
             lanes=lanes,
+            reasoning_calls=check_reasoning_calls(reasoning_calls),
         )
 
     @property

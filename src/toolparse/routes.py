@@ -15,7 +15,8 @@
     api_key_env = "CODER_KEY"           # the upstream's key, from this variable
 
 A route takes ``upstream`` (required) and any of ``grammar``, ``reasoning``,
-``mode``, ``on_error``, ``past_reasoning``, ``response_format`` (the options
+``mode``, ``on_error``, ``past_reasoning``, ``response_format``,
+``reasoning_calls`` (the options
 of ``toolparse serve``), ``upstream_model`` and ``api_key_env``; anything else
 is an error naming it. Sans-IO: nothing here opens a connection.
 """
@@ -31,7 +32,15 @@ from typing import Any
 from toolparse.errors import ToolparseError
 from toolparse.openai.calling import ToolCalling
 
-_CALLING_KEYS = ("grammar", "reasoning", "mode", "on_error", "past_reasoning", "response_format")
+_CALLING_KEYS = (
+    "grammar",
+    "reasoning",
+    "mode",
+    "on_error",
+    "past_reasoning",
+    "response_format",
+    "reasoning_calls",
+)
 _ROUTE_KEYS = frozenset({"upstream", "upstream_model", "api_key_env", *_CALLING_KEYS})
 
 

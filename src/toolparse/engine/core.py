@@ -37,6 +37,8 @@ from toolparse.engine.lanes import ALL, ANY, EVERY, Lane, stops_of
 from toolparse.engine.lexicon import Hit
 from toolparse.engine.machine import Machine
 from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner
+from toolparse.engine.thought import WINDOW as THOUGHT_WINDOW
+from toolparse.engine.thought import calls_found, trimmed
 from toolparse.errors import InternalParserError, StreamClosedError, ToolparseError
 from toolparse.events import (
     SURROGATE,
@@ -101,6 +103,7 @@ class Engine:
         "_prefix_lane",
         "_raw",
         "_raw_base",
+        "_reasoning_calls",
         "_reasoning_lane",
         "_reasoning_runs",
         "_refeed_until",
@@ -114,6 +117,8 @@ class Engine:
         "_string_stops",
         "_string_value",
         "_text_lane",
+        "_thought",
+        "_thought_chars",
         "_unknown_on_error",
     )
 
@@ -128,6 +133,7 @@ class Engine:
         unknown_on_error: bool = False,
         reasoning: Reasoning | None = None,
         lanes: bool = True,
+        reasoning_calls: str = "report",
     ) -> None:
         self._grammar = grammar
         self._ctx = ctx
@@ -152,6 +158,11 @@ class Engine:
         self._refeed_until = 0  # stream position up to which input is being read again
         self._cut_checked = False
         self._reasoning_runs = False  # two reasoning events were made in a row: join them
+        # the text of reasoning still open, where a call could be found in it (toolparse.engine.thought)
+        self._reasoning_calls = reasoning_calls
+        keeps = reasoning is not None and reasoning_calls != "ignore" and grammar.start is None
+        self._thought: list[str] | None = [] if keeps and grammar.openers.terms else None
+        self._thought_chars = 0
         self._call_ends, self._name_ends = _gather_stops(grammar.call_ends)
         # -- the lanes (see toolparse.engine.lanes): one of each kind, at most one armed
         self._lanes = lanes
@@ -247,6 +258,8 @@ class Engine:
             self._run(self._high_surrogate, out, final=True)
             self._high_surrogate = ""
             self._end_of_stream(out)
+            if self._thought and self._scanner.in_reasoning:
+                self._calls_in_thought(out)
             if self._reasoning_runs:
                 out = self._joined_reasoning(out)
         except Exception as exc:
@@ -378,6 +391,8 @@ class Engine:
     def _to_reasoning(self, delta: str) -> list[Event]:
         """(reasoning lane) Reasoning with nothing that may begin its closer."""
         self._offset += len(delta)
+        if self._thought is not None:
+            self._keep_thought(delta)
         return [new_reasoning_delta(delta, delta)]
 
     def _closes_value(self, delta: str) -> list[Event] | None:
@@ -561,6 +576,9 @@ class Engine:
                         scanner.enter_reasoning()
                     elif key is REASONING_CLOSE:
                         scanner.leave_reasoning()
+                    if key is not MARKUP and self._thought:  # (a thought begins or ends: forget it)
+                        self._thought = []
+                        self._thought_chars = 0
                 elif key is ANSWER:  # a forced answer begins
                     assert self._grammar.start is not None
                     self._begin(self._grammar.start, "")
@@ -752,9 +770,30 @@ class Engine:
         """Reasoning (joined to the reasoning event just before it in this feed
         when the read ends: see _joined_reasoning)."""
         self._offset += len(raw)
+        if text and self._thought is not None:
+            self._keep_thought(text)
         if out and type(out[-1]) is ReasoningDelta:
             self._reasoning_runs = True
         out.append(new_reasoning_delta(text, raw))
+
+    def _keep_thought(self, text: str) -> None:
+        """Keep reasoning text, its last WINDOW characters at least (bounded)."""
+        assert self._thought is not None
+        self._thought.append(text)
+        self._thought_chars += len(text)
+        if self._thought_chars > 2 * THOUGHT_WINDOW:
+            self._thought, self._thought_chars = trimmed(self._thought)
+
+    def _calls_in_thought(self, out: list[Event]) -> None:
+        """The stream ended in reasoning: the calls its kept text completes, read
+        by a shadow engine (same grammar and tools, no reasoning), reported or
+        salvaged (see toolparse.engine.thought)."""
+        assert self._thought is not None
+        text = "".join(self._thought)[-THOUGHT_WINDOW:]
+        self._thought = []
+        shadow = Engine(self._grammar, self._ctx, errors_as_text=False, max_call_chars=self._max_call_chars)
+        found = shadow.feed(text) + shadow.close()
+        out.extend(calls_found(found, self._reasoning_calls == "salvage", self._offset))
 
     def _joined_reasoning(self, events: list[Event]) -> list[Event]:
         """``events`` with each run of adjacent reasoning events joined into one

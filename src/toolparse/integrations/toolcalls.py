@@ -14,12 +14,14 @@ non-streamed responses at least, and the two must agree.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolparse.engine.declare import Grammar
+from toolparse.engine.thought import REASONING_CALLS
 from toolparse.errors import InvalidOptionError
 from toolparse.grammars import get_entry
 from toolparse.grammars.reasoning import REASONING
@@ -56,12 +58,17 @@ class ServerOptions:
     ``TOOLPARSE_COERCE``
         ``1`` (default) or ``0``: coerce argument values to the request's
         tool schemas.
+    ``TOOLPARSE_REASONING_CALLS``
+        ``report`` (default), ``salvage`` or ``ignore``: a call in reasoning
+        that never closed, where the tool parser reads the reasoning itself
+        (the ``reasoning_calls`` option of :class:`~toolparse.StreamParser`).
     """
 
     mode: str = "validated"
     on_error: str = "content"
     reasoning: str = "auto"
     coerce: bool = True
+    reasoning_calls: str = "report"
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -73,6 +80,11 @@ class ServerOptions:
         if self.reasoning not in REASONING:
             raise InvalidOptionError(
                 f"TOOLPARSE_REASONING must be one of {', '.join(REASONING)}, not {self.reasoning!r}"
+            )
+        if self.reasoning_calls not in REASONING_CALLS:
+            raise InvalidOptionError(
+                f"TOOLPARSE_REASONING_CALLS must be one of {', '.join(REASONING_CALLS)}, "
+                f"not {self.reasoning_calls!r}"
             )
         if type(self.coerce) is not bool:
             raise InvalidOptionError(f"coerce must be True or False, not {self.coerce!r}")
@@ -93,6 +105,7 @@ class ServerOptions:
             on_error=env.get("TOOLPARSE_ON_ERROR", "content").strip(),
             reasoning=env.get("TOOLPARSE_REASONING", "auto").strip(),
             coerce=coerce in _TRUE,
+            reasoning_calls=env.get("TOOLPARSE_REASONING_CALLS", "report").strip(),
         )
 
 
@@ -181,7 +194,12 @@ class ToolStream:
         self._call_ids = get_entry(grammar).call_ids if isinstance(grammar, str) else None
         self._history = history
         parser = StreamParser(
-            grammar, tools, tool_choice=tool_choice, reasoning=options.reasoning, coerce=options.coerce
+            grammar,
+            tools,
+            tool_choice=tool_choice,
+            reasoning=options.reasoning,
+            coerce=options.coerce,
+            reasoning_calls=options.reasoning_calls,
         )
         self._choice = ChoiceStream(
             parser, mode=options.mode, on_error=options.on_error, reasoning_field=None
@@ -216,7 +234,7 @@ class ToolStream:
         """
         options = options or ServerOptions()
         if options.mode != "validated":
-            options = ServerOptions("validated", options.on_error, options.reasoning, options.coerce)
+            options = dataclasses.replace(options, mode="validated")
         stream = cls(grammar, tools, tool_choice=tool_choice, options=options, history=history)
         content = stream.feed(text).content + stream.finish().content
         return content, stream.calls

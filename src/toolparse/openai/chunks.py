@@ -47,6 +47,7 @@ from typing import Any
 
 from toolparse.errors import InvalidOptionError, ToolparseError
 from toolparse.events import (
+    ErrorReason,
     Event,
     ReasoningDelta,
     TextDelta,
@@ -289,7 +290,7 @@ class ChoiceStream:
             raise ToolCallFailed(event, reason, message)
         if (
             self._on_error == "call"
-            and reason != "parallel_tool_calls"
+            and reason not in _NEVER_AS_CALLS
             and self._as_call(event, reason, message, out)
         ):
             return
@@ -322,6 +323,9 @@ class ChoiceStream:
 
 
 _ONE_CALL = "parallel_tool_calls is false: only the first call is delivered"
+_NEVER_AS_CALLS = ("parallel_tool_calls", ErrorReason.CALL_IN_UNCLOSED_REASONING)
+"""Failures ``on_error="call"`` never delivers as calls: one call was asked
+for; a call drafted in reasoning runs only by ``reasoning_calls="salvage"``."""
 
 
 class _Parts(list[str]):
