@@ -391,8 +391,12 @@ class Engine:
     def _to_reasoning(self, delta: str) -> list[Event]:
         """(reasoning lane) Reasoning with nothing that may begin its closer."""
         self._offset += len(delta)
-        if self._thought is not None:
-            self._keep_thought(delta)
+        thought = self._thought
+        if thought is not None:  # (_keep_thought, inlined: this lane's one cost of keeping)
+            thought.append(delta)
+            self._thought_chars += len(delta)
+            if self._thought_chars > 2 * THOUGHT_WINDOW:
+                self._thought, self._thought_chars = trimmed(thought)
         return [new_reasoning_delta(delta, delta)]
 
     def _closes_value(self, delta: str) -> list[Event] | None:
