@@ -196,10 +196,7 @@ def test_gpt_oss_past_reasoning_goes_in_its_analysis_channel() -> None:
     assert messages[2]["content"] == THINKING_HISTORY[1]["content"]
     events = run("gpt-oss", [messages[4]["content"]], tools=TOOLS)
     assert calls_of(events) == [{"name": "get_weather", "arguments": {"city": "Paris"}}]
-    assert (
-        "".join(e.text for e in events if isinstance(e, ReasoningDelta))
-        == "The user wants the weather."
-    )
+    assert "".join(e.text for e in events if isinstance(e, ReasoningDelta)) == "The user wants the weather."
 
     def turn(**fields: Any) -> str:
         history = [{"role": "user", "content": "Hi"}, {"role": "assistant", **fields}]

@@ -38,7 +38,7 @@ from toolparse.engine.lexicon import Hit
 from toolparse.engine.machine import Machine
 from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner
 from toolparse.engine.thought import WINDOW as THOUGHT_WINDOW
-from toolparse.engine.thought import calls_found, trimmed
+from toolparse.engine.thought import calls_found, last_window, trimmed
 from toolparse.errors import InternalParserError, StreamClosedError, ToolparseError
 from toolparse.events import (
     SURROGATE,
@@ -391,12 +391,8 @@ class Engine:
     def _to_reasoning(self, delta: str) -> list[Event]:
         """(reasoning lane) Reasoning with nothing that may begin its closer."""
         self._offset += len(delta)
-        thought = self._thought
-        if thought is not None:  # (_keep_thought, inlined: this lane's one cost of keeping)
-            thought.append(delta)
-            self._thought_chars += len(delta)
-            if self._thought_chars > 2 * THOUGHT_WINDOW:
-                self._thought, self._thought_chars = trimmed(thought)
+        if self._thought is not None:
+            self._keep_thought(delta)
         return [new_reasoning_delta(delta, delta)]
 
     def _closes_value(self, delta: str) -> list[Event] | None:
@@ -793,7 +789,7 @@ class Engine:
         by a shadow engine (same grammar and tools, no reasoning), reported or
         salvaged (see toolparse.engine.thought)."""
         assert self._thought is not None
-        text = "".join(self._thought)[-THOUGHT_WINDOW:]
+        text = last_window(self._thought)
         self._thought = []
         shadow = Engine(self._grammar, self._ctx, errors_as_text=False, max_call_chars=self._max_call_chars)
         found = shadow.feed(text) + shadow.close()

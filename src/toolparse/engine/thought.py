@@ -57,10 +57,15 @@ def check_reasoning_calls(option: object) -> str:
     return str(option)
 
 
+def last_window(pieces: list[str]) -> str:
+    """The last :data:`WINDOW` characters of the kept pieces."""
+    return "".join(pieces)[-WINDOW:]
+
+
 def trimmed(pieces: list[str]) -> tuple[list[str], int]:
-    """The pieces kept once they hold too much: the last :data:`WINDOW`
-    characters, as one piece (amortised: trimmed at twice the window)."""
-    text = "".join(pieces)[-WINDOW:]
+    """The pieces kept once they hold too much: their last window, as one
+    piece (amortised: trimmed at twice the window)."""
+    text = last_window(pieces)
     return [text], len(text)
 
 
