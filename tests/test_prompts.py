@@ -45,6 +45,11 @@ def test_a_rendered_call_parses_back_to_the_same_call(
     grammar: str, case: tuple[dict[str, Any], dict[str, Any]]
 ) -> None:
     tool, arguments = case
+    assert_round_trip(grammar, tool, arguments)
+
+
+def assert_round_trip(grammar: str, tool: dict[str, Any], arguments: dict[str, Any]) -> None:
+    """``arguments`` rendered as a call of ``grammar`` parse back the same."""
     declaration = get_grammar(grammar)
     text = declaration.prompt.render_call("the_tool", arguments)
     # (bare JSON and pythonic calls are calls only where the answer begins)
@@ -77,3 +82,11 @@ def test_tool_results_are_text_outside_any_call(grammar: str) -> None:
     assert "21" in rendered
     events = check_all(grammar, rendered, tools=[{"name": "get_weather"}])
     assert calls_of(events) == []
+
+
+@pytest.mark.parametrize("grammar", list(GRAMMARS))
+@pytest.mark.parametrize("value", ["<value>", "<value>x", "\n<value>", "<value>\n"])
+def test_a_string_that_looks_like_a_value_wrapper_reads_back_as_itself(grammar: str, value: str) -> None:
+    # (the XML family's readers unwrap <value>...</value>: found by the round trip above)
+    tool = {"name": "the_tool", "parameters": {"type": "object", "properties": {"a": {"type": "string"}}}}
+    assert_round_trip(grammar, tool, {"a": value})

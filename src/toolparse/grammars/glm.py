@@ -36,15 +36,8 @@ from toolparse.engine.declare import (
     go,
 )
 from toolparse.grammars.hermes import JSON_CALL_REGIONS
-from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text
+from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text, parameter_text
 from toolparse.tools import Tool
-
-
-def _raw_value(value: Any) -> str:
-    """A parameter's value as GLM's template writes it: a string as it is
-    (glued to its tags, so its newlines are its own and read back), anything
-    else as JSON."""
-    return value if isinstance(value, str) else json_text(value)
 
 
 class GlmPrompt(PromptFormat):
@@ -63,9 +56,10 @@ class GlmPrompt(PromptFormat):
         )
 
     def render_call(self, name: str, arguments: Mapping[str, Any]) -> str:
+        # (a value is glued to its tags: its newlines are its own and read back)
+        values = {key: parameter_text(value, last_newline_dropped=False) for key, value in arguments.items()}
         pairs = "".join(
-            f"<arg_key>{key}</arg_key>\n<arg_value>{_raw_value(value)}</arg_value>\n"
-            for key, value in arguments.items()
+            f"<arg_key>{key}</arg_key>\n<arg_value>{text}</arg_value>\n" for key, text in values.items()
         )
         return f"<tool_call>{name}\n{pairs}</tool_call>"
 

@@ -36,18 +36,19 @@ from toolparse.engine.declare import (
     Value,
     go,
 )
-from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text
+from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text, parameter_text
 from toolparse.tools import Tool
 
 
 def _raw_value(value: Any) -> str:
-    """A parameter's value as MiniMax's template writes it: a string as it is,
-    anything else as JSON. (The reader drops one newline right after the
-    opening tag and one right before the closing tag: a string that begins or
-    ends with a newline gets one more there, to read back the same.)"""
-    if not isinstance(value, str):
-        return json_text(value)
-    return ("\n" if value.startswith("\n") else "") + value + ("\n" if value.endswith("\n") else "")
+    """A parameter's value as MiniMax's template writes it (:func:`parameter_text`).
+    (The reader drops one newline right after the opening tag and one right
+    before the closing tag: a string that begins or ends with a newline gets
+    one more there, to read back the same.)"""
+    text = parameter_text(value)
+    if text != value:  # (JSON, or a string in a <value> wrapper: nothing to pad)
+        return text
+    return ("\n" if text.startswith("\n") else "") + text + ("\n" if text.endswith("\n") else "")
 
 
 class MiniMaxPrompt(PromptFormat):

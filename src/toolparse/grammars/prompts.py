@@ -51,6 +51,20 @@ def json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def parameter_text(value: Any, *, last_newline_dropped: bool = True) -> str:
+    """A parameter's value as the XML-family templates write it (Qwen3-Coder,
+    GLM, MiniMax): a string as it is, anything else as JSON. A string the
+    value reader would take for a ``<value>`` wrapper is written inside one,
+    so that it reads back as itself (with one more newline before
+    ``</value>`` where the grammar's reader drops the last one)."""
+    if not isinstance(value, str):
+        return json_text(value)
+    if value.startswith("<value>") and "</value>" not in value:
+        extra = "\n" if last_newline_dropped and value.endswith("\n") else ""
+        return f"<value>{value}{extra}</value>"
+    return value
+
+
 def content_text(content: Any) -> str:
     """A tool result as text: a string as it is, OpenAI content parts
     (``[{"type": "text", "text": ...}]``) joined, anything else as JSON."""

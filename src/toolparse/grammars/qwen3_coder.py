@@ -52,16 +52,8 @@ from toolparse.engine.declare import (
     go,
 )
 from toolparse.grammars.hermes import JSON_CALL_REGIONS
-from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text
+from toolparse.grammars.prompts import Example, GrammarEntry, content_text, parameter_text
 from toolparse.tools import Tool
-
-
-def _raw_value(value: Any) -> str:
-    """A Qwen3-Coder parameter value: the text itself (its template escapes
-    nothing), JSON for anything else. Written on its own lines, it reads back
-    exactly: the reader drops the one newline after the opening tag and the
-    one before the closing tag, nothing else."""
-    return value if isinstance(value, str) else json_text(value)
 
 
 class Qwen3CoderPrompt(PromptFormat):
@@ -98,7 +90,7 @@ class Qwen3CoderPrompt(PromptFormat):
 
     def render_call(self, name: str, arguments: Mapping[str, Any]) -> str:
         params = "".join(
-            f"<parameter={key}>\n{_raw_value(value)}\n</parameter>\n" for key, value in arguments.items()
+            f"<parameter={key}>\n{parameter_text(value)}\n</parameter>\n" for key, value in arguments.items()
         )
         return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
 
