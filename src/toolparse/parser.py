@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolparse.engine.calls import CallContext, IdFactory
 from toolparse.engine.compile import compile_grammar
@@ -90,7 +90,9 @@ class StreamParser(Engine):
         through the full path. The events are the same, only slower.
     """
 
-    __slots__ = ("_declaration",)
+    if not TYPE_CHECKING:
+        __slots__ = ()  # (see toolparse.engine.native.concrete)
+    _state = ("_declaration",)
 
     def __init__(
         self,
@@ -109,6 +111,7 @@ class StreamParser(Engine):
         seed: int | None = None,
         id_factory: IdFactory | None = None,
         lanes: bool = True,
+        engine: str | None = None,
     ) -> None:
         declaration = grammar if isinstance(grammar, Grammar) else get_grammar(grammar)
         native = declaration  # (its own reasoning markers are what "auto" means, whatever the choice)
@@ -160,6 +163,7 @@ class StreamParser(Engine):
             lanes=lanes,
             reasoning_calls=check_reasoning_calls(reasoning_calls),
             reasoning_for=functools.partial(reasoning_for, option=reasoning) if declaration is AUTO else None,
+            engine=engine,
         )
 
     @property

@@ -29,7 +29,7 @@ import functools
 import json
 import re
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from toolparse.engine.calls import CallContext, OpenString, Outcome
 from toolparse.engine.compile import Block, CompiledGrammar, COpener
@@ -37,6 +37,7 @@ from toolparse.engine.declare import Grammar, Reasoning
 from toolparse.engine.lanes import ALL, ANY, EVERY, NEWLINES_AND_SURROGATES, Lane, stops_of
 from toolparse.engine.lexicon import Hit
 from toolparse.engine.machine import Machine
+from toolparse.engine.native import concrete, use_native
 from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner
 from toolparse.engine.thought import WINDOW as THOUGHT_WINDOW
 from toolparse.engine.thought import calls_found, last_window, trimmed
@@ -75,7 +76,11 @@ class Engine:
     following one compiled grammar. (:class:`toolparse.StreamParser` is the
     front that builds one from a grammar's name and the caller's options.)"""
 
-    __slots__ = (
+    # (no layout of its own: the concrete classes that run are built from this one
+    # and a base, the native core's shell or none, with these slots; see _concrete)
+    if not TYPE_CHECKING:
+        __slots__ = ()
+    _state: ClassVar[tuple[str, ...]] = (
         "_answered",
         "_broken",
         "_call_ends",
@@ -123,6 +128,16 @@ class Engine:
         "_thought_chars",
         "_unknown_on_error",
     )
+    """The slots of the engine's state (each class of the engine names its own)."""
+    engine: ClassVar[str] = "python"
+    """Which engine runs: ``"python"`` (the reference) or ``"native"`` (see
+    :mod:`toolparse.engine.native`)."""
+    _Lane: ClassVar[Callable[..., Lane]] = Lane
+
+    def __new__(cls, *args: Any, engine: str | None = None, **kwargs: Any) -> Engine:
+        if "_concrete" not in cls.__dict__:  # (the class named: run one of its concrete twins)
+            cls = concrete(cls, use_native(engine))
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -137,7 +152,10 @@ class Engine:
         lanes: bool = True,
         reasoning_calls: str = "report",
         reasoning_for: Callable[[Grammar], Reasoning | None] | None = None,
+        engine: str | None = None,
     ) -> None:
+        """``engine``: ``"native"``, ``"python"`` or None (the default: see
+        :func:`toolparse.engine.native.use_native`); chosen by ``__new__``."""
         self._grammar = grammar
         # (grammar="auto") the reasoning of the grammar decided, by its declaration
         self._reasoning_for = reasoning_for or (lambda _: reasoning)
@@ -172,12 +190,13 @@ class Engine:
         # -- the lanes (see toolparse.engine.lanes): one of each kind, at most one armed
         self._lanes = lanes
         # (the sinks of the text and gather lanes, and a JSON string's, are inlined in feed)
-        self._text_lane = Lane("text", None, unprintable=NEWLINES_AND_SURROGATES)
-        self._line_lane = Lane("line start", None, self._at_line_start)
-        self._reasoning_lane = Lane("reasoning", self._to_reasoning)
-        self._gather_lane = Lane("gather", None, self._closes_value, unprintable=None)
-        self._prefix_lane = Lane("prefix", None, self._lengthens_prefix)
-        self._string_lane = Lane("string", self._to_string, self._string_piece, unprintable=ANY)
+        new_lane = self._Lane
+        self._text_lane = new_lane("text", None, unprintable=NEWLINES_AND_SURROGATES)
+        self._line_lane = new_lane("line start", None, self._at_line_start)
+        self._reasoning_lane = new_lane("reasoning", self._to_reasoning)
+        self._gather_lane = new_lane("gather", None, self._closes_value, unprintable=None)
+        self._prefix_lane = new_lane("prefix", None, self._lengthens_prefix)
+        self._string_lane = new_lane("string", self._to_string, self._string_piece, unprintable=ANY)
         self._gathered: list[str] = []  # (gather and prefix lanes) the deltas taken, not yet read
         self._closes_once = False  # (gathering in a value) see Machine.only_closes_value
         self._prefix = ""  # (prefix lane) the held text and what lengthened it
@@ -842,7 +861,13 @@ class Engine:
         assert self._thought is not None
         text = last_window(self._thought)
         self._thought = []
-        shadow = Engine(self._grammar, self._ctx, errors_as_text=False, max_call_chars=self._max_call_chars)
+        shadow = Engine(
+            self._grammar,
+            self._ctx,
+            errors_as_text=False,
+            max_call_chars=self._max_call_chars,
+            engine=self.engine,
+        )
         found = shadow.feed(text) + shadow.close()
         out.extend(calls_found(found, self._reasoning_calls == "salvage", self._offset))
 

@@ -68,7 +68,12 @@ ALL: Final[Stops] = (EVERY, EVERY, EVERY, None)
 """Every delta stops (see :data:`EVERY`)."""
 
 
-@functools.lru_cache(maxsize=64)
+MORE_CHARS: Final[dict[re.Pattern[str], str]] = {}
+"""The characters of each ``more`` pattern :func:`stops_of` built (the native
+core reads these instead of calling the regex)."""
+
+
+@functools.cache  # (the character sets come from grammars: a few dozen at most)
 def stops_of(chars: str) -> Stops:
     """The stops of a lane for the characters ``chars``: three tested with ``in``
     (cheaper than a regex on the hot path: ``grammar="auto"`` watches three), and
@@ -76,7 +81,10 @@ def stops_of(chars: str) -> Stops:
     chars = "".join(dict.fromkeys(chars))  # (each once: three characters need no regex)
     if not chars:
         return NONE, NONE, NONE, None
-    more = re.compile("[" + re.escape(chars[3:]) + "]") if len(chars) > 3 else None
+    more = None
+    if len(chars) > 3:
+        more = re.compile("[" + re.escape(chars[3:]) + "]")
+        MORE_CHARS[more] = chars[3:]
     return chars[0], chars[1 % len(chars)], chars[2 % len(chars)], more
 
 

@@ -1,0 +1,182 @@
+//! Whether a lane takes a delta, decided on its code points alone (no Python).
+//!
+//! A lane (see `toolparse/engine/lanes.py`) takes a delta that holds none of
+//! its stop characters and none of the unprintable characters it cannot take.
+//! Python strings are stored one, two or four bytes a code point (PEP 393):
+//! [`look`] reads any of the three in one pass.
+
+/// The characters a lane stops at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StopSet {
+    ascii: [bool; 128],
+    others: Vec<u32>,
+    /// A stop found in every delta (Python's `"" in delta`): nothing is taken.
+    pub every: bool,
+}
+
+impl Default for StopSet {
+    fn default() -> Self {
+        StopSet { ascii: [false; 128], others: Vec::new(), every: false }
+    }
+}
+
+impl StopSet {
+    /// The empty set: no character stops.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add the code point `c`.
+    pub fn add(&mut self, c: u32) {
+        if c < 128 {
+            self.ascii[c as usize] = true;
+        } else if !self.others.contains(&c) {
+            self.others.push(c);
+        }
+    }
+
+    /// Whether `c` stops.
+    #[inline]
+    pub fn contains(&self, c: u32) -> bool {
+        if c < 128 {
+            self.ascii[c as usize]
+        } else {
+            !self.others.is_empty() && self.others.contains(&c)
+        }
+    }
+}
+
+/// What a lane cannot take among the characters `str.isprintable` rejects
+/// (the `unprintable` patterns of `toolparse.engine.lanes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unprintable {
+    /// None: it takes any character (a gathering lane only delays them).
+    Nothing,
+    /// `SURROGATES`: a UTF-16 surrogate (the full path joins split pairs).
+    Surrogates,
+    /// `NEWLINES_AND_SURROGATES`: a newline too (a Markdown line begins).
+    NewlinesAndSurrogates,
+    /// `ANY`: every character `str.isprintable` rejects.
+    Any,
+    /// Another pattern: Python decides (`isprintable()` or the pattern).
+    Pattern,
+}
+
+/// What one pass over a delta found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Look {
+    /// The lane takes it.
+    Takes,
+    /// It holds a stop, or a character the lane cannot take.
+    Stops,
+    /// No stop; whether its characters are printable is for Python to say
+    /// (non-ASCII under `Any`, or a `Pattern` rule).
+    AskPython,
+}
+
+#[inline]
+fn is_surrogate(c: u32) -> bool {
+    (0xD800..=0xDFFF).contains(&c)
+}
+
+/// Look at the code points `units` (a Python string's data, one unit a code
+/// point) under the stops and the unprintable rule of a lane.
+pub fn look<T: Copy + Into<u32>>(units: &[T], stops: &StopSet, rule: Unprintable) -> Look {
+    if units.is_empty() || stops.every {
+        return Look::Stops;
+    }
+    let mut ask = rule == Unprintable::Pattern;
+    for &unit in units {
+        let c: u32 = unit.into();
+        if stops.contains(c) {
+            return Look::Stops;
+        }
+        match rule {
+            Unprintable::Nothing | Unprintable::Pattern => {}
+            Unprintable::Surrogates => {
+                if is_surrogate(c) {
+                    return Look::Stops;
+                }
+            }
+            Unprintable::NewlinesAndSurrogates => {
+                if c == 10 || is_surrogate(c) {
+                    return Look::Stops;
+                }
+            }
+            Unprintable::Any => {
+                if c < 0x20 || c == 0x7F || is_surrogate(c) {
+                    return Look::Stops;
+                }
+                if c > 0x7F {
+                    ask = true;
+                }
+            }
+        }
+    }
+    if ask {
+        Look::AskPython
+    } else {
+        Look::Takes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(chars: &str) -> StopSet {
+        let mut s = StopSet::new();
+        for c in chars.chars() {
+            s.add(c as u32);
+        }
+        s
+    }
+
+    fn units(text: &str) -> Vec<u32> {
+        text.chars().map(|c| c as u32).collect()
+    }
+
+    #[test]
+    fn stops_at_a_stop_character() {
+        let s = set("<[`");
+        assert_eq!(look(&units("plain prose"), &s, Unprintable::NewlinesAndSurrogates), Look::Takes);
+        assert_eq!(look(&units("a < b"), &s, Unprintable::NewlinesAndSurrogates), Look::Stops);
+        assert_eq!(look(&units("`code`"), &s, Unprintable::Nothing), Look::Stops);
+    }
+
+    #[test]
+    fn the_empty_delta_and_every_stop() {
+        let mut s = set("<");
+        assert_eq!(look::<u32>(&[], &s, Unprintable::Nothing), Look::Stops);
+        s.every = true;
+        assert_eq!(look(&units("abc"), &s, Unprintable::Nothing), Look::Stops);
+    }
+
+    #[test]
+    fn non_ascii_stops_and_the_three_widths() {
+        let s = set("\u{2013}\u{1F600}");
+        let text = "caf\u{e9} \u{2013} x";
+        assert_eq!(look(&units(text), &s, Unprintable::Nothing), Look::Stops);
+        let latin: Vec<u8> = "caf\u{e9}".chars().map(|c| c as u8).collect();
+        assert_eq!(look(&latin, &s, Unprintable::Nothing), Look::Takes);
+        let wide: Vec<u16> = vec![0x63, 0x2013];
+        assert_eq!(look(&wide, &s, Unprintable::Nothing), Look::Stops);
+    }
+
+    #[test]
+    fn unprintable_rules() {
+        let s = StopSet::new();
+        let nl = units("line\nnext");
+        let tab = units("a\tb");
+        let lone = vec![0x61u32, 0xD800];
+        assert_eq!(look(&nl, &s, Unprintable::NewlinesAndSurrogates), Look::Stops);
+        assert_eq!(look(&nl, &s, Unprintable::Surrogates), Look::Takes);
+        assert_eq!(look(&tab, &s, Unprintable::NewlinesAndSurrogates), Look::Takes);
+        assert_eq!(look(&tab, &s, Unprintable::Any), Look::Stops);
+        assert_eq!(look(&lone, &s, Unprintable::Surrogates), Look::Stops);
+        assert_eq!(look(&lone, &s, Unprintable::Nothing), Look::Takes);
+        assert_eq!(look(&units("na\u{ef}ve"), &s, Unprintable::Any), Look::AskPython);
+        assert_eq!(look(&units("plain"), &s, Unprintable::Any), Look::Takes);
+        assert_eq!(look(&units("plain"), &s, Unprintable::Pattern), Look::AskPython);
+    }
+}

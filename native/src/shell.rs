@@ -1,0 +1,208 @@
+//! `Shell`: the native `feed` of `toolparse.engine.core.Engine`.
+//!
+//! The engine's Python class (the reference, `toolparse.engine.core`) runs
+//! every delta through one lane test before anything else (see
+//! `toolparse.engine.lanes`): a delta the armed lane takes goes to its sink,
+//! and no reader runs. `Shell` is a base class of the native engine that
+//! holds the lane's state and does that test and the three busiest sinks
+//! (plain text, gathering inside a call, a JSON string's text) in Rust; a
+//! delta the lane does not take goes to the same Python methods as in the
+//! reference (`other`, `_read`), inside the same error boundary (`_latch`).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::exceptions::{PyException, PyRuntimeError};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyInt, PyList, PyString, PyTuple};
+use pyo3::{PyTraverseError, PyVisit};
+
+use crate::events;
+use crate::lane::{Kind, Lane};
+
+/// The deltas the string lane takes before the engine joins them
+/// (`toolparse.engine.core._RUN`; a test checks that they agree).
+pub const STRING_RUN: usize = 256;
+
+/// Holds what the lanes need between deltas; the engine's Python code reads
+/// and sets these attributes under the names of the reference's slots.
+#[pyclass(subclass, module = "toolparse._native")]
+pub struct Shell {
+    lane: Option<Py<Lane>>,
+    #[pyo3(get, set, name = "_offset")]
+    offset: i64,
+    #[pyo3(get, set, name = "_gathered")]
+    gathered: Py<PyList>,
+    #[pyo3(get, set, name = "_string_run")]
+    string_run: Py<PyList>,
+    #[pyo3(get, set, name = "_string_index")]
+    string_index: PyObject,
+    #[pyo3(get, set, name = "_string_id")]
+    string_id: PyObject,
+    #[pyo3(get, set, name = "_string_value")]
+    string_value: bool,
+}
+
+const FINISHED: &str = "feed() called after close(): this parser is finished";
+
+/// What became of a delta: events, or the Python method that reads it.
+enum Taken {
+    Events(PyObject),
+    Read(bool),
+}
+
+impl Shell {
+    /// The lane test and the inlined sinks; `Taken::Read` sends the delta to
+    /// the full path.
+    fn through_lane(slf: &Bound<'_, Self>, lane: &Py<Lane>, delta: &Bound<'_, PyString>) -> PyResult<Taken> {
+        let py = slf.py();
+        let n = unsafe { pyo3::ffi::PyUnicode_GET_LENGTH(delta.as_ptr()) } as i64;
+        let (takes, kind) = {
+            let lane = lane.borrow(py);
+            (lane.takes(delta)?, lane.kind)
+        };
+        if takes {
+            if kind == Kind::Text {
+                slf.borrow_mut().offset += n;
+                return Ok(Taken::Events(events::text_delta(py, delta)?));
+            }
+            let sink = {
+                let mut lane = lane.borrow_mut(py);
+                if n > lane.room {
+                    return Ok(Taken::Read(true));
+                }
+                lane.room -= n;
+                match kind {
+                    Kind::Gather => None,
+                    Kind::String if !slf.borrow().string_value => None,
+                    _ => lane.sink.as_ref().map(|s| s.clone_ref(py)),
+                }
+            };
+            if let Some(sink) = sink {
+                return Ok(Taken::Events(sink.call1(py, (delta,))?));
+            }
+            let shell = slf.borrow();
+            if kind == Kind::Gather {
+                shell.gathered.bind(py).append(delta)?;
+                return Ok(Taken::Events(PyList::empty(py).into_any().unbind()));
+            }
+            // a JSON string's text: its own JSON
+            let run = shell.string_run.bind(py);
+            run.append(delta)?;
+            let (index, id) = (shell.string_index.clone_ref(py), shell.string_id.clone_ref(py));
+            let full = run.len() >= STRING_RUN;
+            drop(shell);
+            if full {
+                slf.call_method0(intern!(py, "_take_string_run"))?;
+            }
+            return Ok(Taken::Events(events::call_delta(py, index.bind(py), id.bind(py), delta)?));
+        }
+        let other = lane.borrow(py).other.as_ref().map(|o| o.clone_ref(py));
+        if let Some(other) = other {
+            let taken = other.call1(py, (delta,))?;
+            if !taken.is_none(py) {
+                return Ok(Taken::Events(taken));
+            }
+        }
+        Ok(Taken::Read(true))
+    }
+
+    fn read(slf: &Bound<'_, Self>, lane: Option<Py<Lane>>, delta: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        let taken = match (&lane, delta.downcast::<PyString>()) {
+            (Some(lane), Ok(text)) => Shell::through_lane(slf, lane, text)?,
+            _ => Taken::Read(lane.is_some()),
+        };
+        match taken {
+            Taken::Events(events) => Ok(events),
+            Taken::Read(after_lane) => Ok(slf.call_method1(intern!(slf.py(), "_read"), (delta, after_lane))?.unbind()),
+        }
+    }
+}
+
+/// The error boundary (the reference's `except Exception: raise self._latch(exc)`):
+/// the parser is latched in an error state; a bug becomes `InternalParserError`.
+fn latched(slf: &Bound<'_, Shell>, err: PyErr) -> PyErr {
+    let py = slf.py();
+    if !err.is_instance_of::<PyException>(py) {
+        return err;
+    }
+    let exc = err.into_value(py).into_bound(py);
+    match slf.call_method1(intern!(py, "_latch"), (&exc,)) {
+        Ok(raised) => {
+            if !raised.is(&exc) && raised.setattr(intern!(py, "__context__"), &exc).is_err() {
+                return PyErr::from_value(exc.into_any());
+            }
+            PyErr::from_value(raised)
+        }
+        Err(err) => err,
+    }
+}
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic".to_owned()
+    }
+}
+
+#[pymethods]
+impl Shell {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(py: Python<'_>, _args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyAny>>) -> Self {
+        Shell {
+            lane: None,
+            offset: 0,
+            gathered: PyList::empty(py).unbind(),
+            string_run: PyList::empty(py).unbind(),
+            string_index: PyInt::new(py, 0).into_any().unbind(),
+            string_id: PyString::new(py, "").into_any().unbind(),
+            string_value: false,
+        }
+    }
+
+    /// Parse the next piece of model output; return the events it completes.
+    fn feed(slf: &Bound<'_, Self>, delta: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        let py = slf.py();
+        let lane = slf.borrow().lane.as_ref().map(|l| l.clone_ref(py));
+        if lane.is_none() || !delta.is_exact_instance_of::<PyString>() {
+            slf.call_method1(intern!(py, "_refuse"), (delta, FINISHED))?;
+        }
+        let result = match catch_unwind(AssertUnwindSafe(|| Shell::read(slf, lane, delta))) {
+            Ok(result) => result,
+            Err(payload) => Err(PyRuntimeError::new_err(format!(
+                "panic in toolparse's native core: {}",
+                panic_message(payload)
+            ))),
+        };
+        result.map_err(|err| latched(slf, err))
+    }
+
+    #[getter(_lane)]
+    fn get_lane(&self, py: Python<'_>) -> Option<Py<Lane>> {
+        self.lane.as_ref().map(|l| l.clone_ref(py))
+    }
+
+    #[setter(_lane)]
+    fn set_lane(&mut self, lane: Option<Py<Lane>>) {
+        self.lane = lane;
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Some(lane) = &self.lane {
+            visit.call(lane)?;
+        }
+        visit.call(&self.gathered)?;
+        visit.call(&self.string_run)?;
+        visit.call(&self.string_index)?;
+        visit.call(&self.string_id)?;
+        Ok(())
+    }
+
+    fn __clear__(&mut self) {
+        self.lane = None;
+    }
+}

@@ -1,0 +1,101 @@
+"""Which engine runs: the native core where it is built, or the Python reference.
+
+toolparse's engine exists twice. The Python classes of :mod:`toolparse.engine`
+are the reference: readable, and complete on their own. The native core
+(``toolparse._native``, the Rust crate in ``native/``, built by ``pip install``
+where a Rust toolchain is found) runs the same engine's per-delta path in
+Rust: ``feed``, the lane test and the sinks that most deltas end in (see
+:mod:`toolparse.engine.lanes`), building the same event classes. Everything
+past a lane is the same Python code in both.
+
+The engine classes (:class:`~toolparse.engine.core.Engine`,
+:class:`toolparse.StreamParser`) have no instance layout of their own:
+constructing one builds the concrete twin that runs (:func:`concrete`), the
+native one by default where it is built. ``engine="python"`` (or the
+environment variable ``TOOLPARSE_PURE=1``) picks the reference;
+``engine="native"`` insists on the native core. The test suite runs both and
+compares them event for event (``tests/test_native.py``, ``toolparse fuzz
+--compare``): any difference is a bug in one of them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+from typing import Any, Final
+
+from toolparse.errors import InvalidOptionError
+
+_native: ModuleType | None
+try:
+    _native = importlib.import_module("toolparse._native")
+except ImportError:  # (installed without a Rust toolchain: the reference runs)
+    _native = None
+
+AVAILABLE: Final = _native is not None
+"""Whether the native core is built in this installation."""
+ENGINES: Final = ("native", "python")
+PURE_VARIABLE: Final = "TOOLPARSE_PURE"
+"""Set to ``1`` to run the Python reference where the native core is built."""
+
+SHELL_STATE: Final = frozenset(
+    {"_lane", "_offset", "_gathered", "_string_run", "_string_index", "_string_id", "_string_value"}
+)
+"""The engine state that the native shell holds (its own attributes, under the
+names of the reference's slots)."""
+
+
+def use_native(engine: str | None) -> bool:
+    """Whether ``engine`` (an engine's ``engine=`` option) means the native core.
+    None: the native core where it is built, unless ``TOOLPARSE_PURE`` is set."""
+    if engine is None:
+        return AVAILABLE and os.environ.get(PURE_VARIABLE, "") in ("", "0")
+    if engine == "python":
+        return False
+    if engine == "native":
+        if not AVAILABLE:
+            raise InvalidOptionError(
+                "engine='native': the native core is not built in this installation "
+                "(install toolparse where a Rust toolchain is found; see the README)"
+            )
+        return True
+    raise InvalidOptionError(f"engine must be 'native', 'python' or None, not {engine!r}")
+
+
+def default_engine() -> str:
+    """The engine a parser built without ``engine=`` runs: ``"native"`` or ``"python"``."""
+    return "native" if use_native(None) else "python"
+
+
+_CONCRETE: dict[tuple[type[Any], bool], type[Any]] = {}
+
+
+def concrete(cls: type[Any], native: bool) -> type[Any]:
+    """The class that runs for the engine class ``cls``: ``cls`` with the slots
+    its classes name (``_state``), on the native shell (``native``, less the
+    state the shell holds) or on ``object``. Built once for each."""
+    made = _CONCRETE.get((cls, native))
+    if made is None:
+        made = _CONCRETE[cls, native] = _concrete(cls, native)
+    return made
+
+
+def _concrete(cls: type[Any], native: bool) -> type[Any]:
+    slots: dict[str, None] = {}
+    for klass in reversed(cls.__mro__):
+        slots.update(dict.fromkeys(klass.__dict__.get("_state", ())))
+    namespace: dict[str, Any] = {
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+        "__doc__": cls.__doc__,
+        "_concrete": True,
+    }
+    bases: tuple[type, ...] = (cls,)
+    if native:
+        assert _native is not None
+        bases = (cls, _native.Shell)
+        namespace.update(engine="native", feed=_native.Shell.feed, _Lane=_native.Lane)
+        slots = {name: None for name in slots if name not in SHELL_STATE}
+    namespace["__slots__"] = tuple(slots)
+    return type(cls.__name__, bases, namespace)
