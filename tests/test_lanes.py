@@ -13,6 +13,9 @@ from support import covered_text, normalize, run
 from toolparse import Event, InternalParserError, StreamParser, TextDelta, ToolCallDelta
 from toolparse.engine import core
 from toolparse.engine.core import Engine
+from toolparse.engine.native import AVAILABLE
+
+ENGINES = ("python", "native") if AVAILABLE else ("python",)
 from toolparse.engine.text import TextScanner
 from toolparse.engine.value import ValueReader
 
@@ -110,10 +113,14 @@ IDS = [f"{lane}-{grammar}-{where[1]}" for lane, grammar, _, _, _, where in LANES
 def test_a_lane_is_armed_and_takes_its_delta(
     lane: str, grammar: str, options: dict[str, Any], setup: list[str], delta: str, where: tuple[Any, str]
 ) -> None:
-    parser = StreamParser(grammar, **options)
-    for piece in setup:
-        parser.feed(piece)
-    assert parser.lane == lane
+    for engine in ENGINES:
+        parser = StreamParser(grammar, engine=engine, **options)
+        for piece in setup:
+            parser.feed(piece)
+        assert parser.lane == lane, engine
+    # (the sinks spied on are the reference's: the native core runs its own in
+    # Rust, compared with these event for event in test_native.py)
+    options = {**options, "engine": "python"}
     called: list[str] = []
     owner, name = where
     real: Callable[..., Any] = (lambda *_: None) if owner is PARSER else getattr(owner, name)
@@ -141,7 +148,7 @@ def test_a_bug_in_a_lane_latches_the_parser(
     with pytest.MonkeyPatch.context() as patch:
         if owner is not PARSER:
             patch.setattr(owner, name, _boom)
-        parser = StreamParser(grammar, **options)
+        parser = StreamParser(grammar, engine="python", **options)  # (the reference's sinks: see above)
         events: list[Event] = []
         for piece in setup:
             events += parser.feed(piece)

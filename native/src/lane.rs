@@ -10,7 +10,7 @@ use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
-use crate::scan::{look, Look, StopSet, Unprintable};
+use crate::scan::{look, Literals, Look, StopSet, Unprintable};
 
 /// The lanes whose sinks the native `feed` runs itself (the three busiest,
 /// as the Python engine inlines them); the others call their Python sink.
@@ -73,6 +73,9 @@ pub struct Lane {
     /// How many more characters the sink may take.
     #[pyo3(get, set)]
     pub room: i64,
+    /// (the text lane) the lexicon of literal openers looked for, and its words.
+    openers: Option<PyObject>,
+    pub literals: Option<Literals>,
 }
 
 fn single(stop: &Bound<'_, PyString>) -> PyResult<Option<u32>> {
@@ -98,6 +101,12 @@ impl Lane {
         Ok(())
     }
 
+    /// Set `stop` (the first stop) to `stop`.
+    pub fn set_first_stop(&mut self, py: Python<'_>, stop: &str) -> PyResult<()> {
+        self.stop = PyString::new(py, stop).unbind();
+        self.restop(py)
+    }
+
     fn set_more(&mut self, py: Python<'_>, more: Option<PyObject>) -> PyResult<()> {
         self.more_stops = StopSet::new();
         self.more_is_pattern = false;
@@ -114,6 +123,22 @@ impl Lane {
         }
         self.more = more;
         Ok(())
+    }
+
+    /// (the text lane) Whether `delta`, which holds a stop, is plain text as it
+    /// stands all the same: no newline or surrogate, and no literal opener
+    /// begins in it, whole or cut at its end. None: Python must say.
+    pub fn still_plain(&self, delta: &Bound<'_, PyString>) -> Option<bool> {
+        let literals = self.literals.as_ref()?;
+        if self.more_is_pattern {
+            return None;
+        }
+        let text = delta.as_ptr();
+        // (safe: a str, with the GIL held)
+        if unsafe { look_str(text, &StopSet::new(), Unprintable::NewlinesAndSurrogates) } != Look::Takes {
+            return Some(false);
+        }
+        Some(!unsafe { crate::with_units!(text, units => literals.begin_in(units)) })
     }
 
     /// Whether the lane takes `delta` (a `str`): no stop, no character it
@@ -151,13 +176,7 @@ impl Lane {
 /// # Safety
 /// `text` must be a `str` (checked by the caller), read with the GIL held.
 pub unsafe fn look_str(text: *mut ffi::PyObject, stops: &StopSet, rule: Unprintable) -> Look {
-    let n = ffi::PyUnicode_GET_LENGTH(text) as usize;
-    let data = ffi::PyUnicode_DATA(text);
-    match ffi::PyUnicode_KIND(text) {
-        ffi::PyUnicode_1BYTE_KIND => look(std::slice::from_raw_parts(data as *const u8, n), stops, rule),
-        ffi::PyUnicode_2BYTE_KIND => look(std::slice::from_raw_parts(data as *const u16, n), stops, rule),
-        _ => look(std::slice::from_raw_parts(data as *const u32, n), stops, rule),
-    }
+    crate::with_units!(text, units => look(units, stops, rule))
 }
 
 #[pymethods]
@@ -215,6 +234,8 @@ impl Lane {
             rule,
             kind,
             room: 0,
+            openers: None,
+            literals: None,
         })
     }
 
@@ -307,8 +328,37 @@ impl Lane {
         self.restop(py)
     }
 
+    #[getter]
+    fn openers(&self, py: Python<'_>) -> Option<PyObject> {
+        self.openers.as_ref().map(|o| o.clone_ref(py))
+    }
+
+    #[setter]
+    fn set_openers(&mut self, py: Python<'_>, openers: Option<PyObject>) -> PyResult<()> {
+        let same = match (&self.openers, &openers) {
+            (Some(a), Some(b)) => a.is(b),
+            (None, None) => true,
+            _ => false,
+        };
+        if same {
+            return Ok(());
+        }
+        self.literals = match &openers {
+            None => None,
+            Some(lexicon) => {
+                let mut words = Vec::new();
+                for word in lexicon.bind(py).getattr(pyo3::intern!(py, "literals"))?.try_iter()? {
+                    words.push(word?.downcast::<PyString>()?.to_cow()?.chars().map(|c| c as u32).collect());
+                }
+                Some(Literals::new(words))
+            }
+        };
+        self.openers = openers;
+        Ok(())
+    }
+
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        for object in [&self.sink, &self.other, &self.unprintable, &self.more].into_iter().flatten() {
+        for object in [&self.sink, &self.other, &self.unprintable, &self.more, &self.openers].into_iter().flatten() {
             visit.call(object)?;
         }
         Ok(())

@@ -8,6 +8,32 @@
 //! What is native today: the per-delta path (`Shell.feed`), with the engine's
 //! lanes (`Lane`, decided by [`scan`]) and the events they build.
 
+/// `$body` with `$units` bound to the code points of the Python `str` at
+/// `$text` (one, two or four bytes each, as PEP 393 stores them): the body is
+/// compiled for each width. Unsafe: `$text` must be a `str`, the GIL held.
+#[macro_export]
+macro_rules! with_units {
+    ($text:expr, $units:ident => $body:expr) => {{
+        let text: *mut pyo3::ffi::PyObject = $text;
+        let n = pyo3::ffi::PyUnicode_GET_LENGTH(text) as usize;
+        let data = pyo3::ffi::PyUnicode_DATA(text);
+        match pyo3::ffi::PyUnicode_KIND(text) {
+            pyo3::ffi::PyUnicode_1BYTE_KIND => {
+                let $units = std::slice::from_raw_parts(data as *const u8, n);
+                $body
+            }
+            pyo3::ffi::PyUnicode_2BYTE_KIND => {
+                let $units = std::slice::from_raw_parts(data as *const u16, n);
+                $body
+            }
+            _ => {
+                let $units = std::slice::from_raw_parts(data as *const u32, n);
+                $body
+            }
+        }
+    }};
+}
+
 pub mod events;
 pub mod lane;
 pub mod scan;

@@ -120,6 +120,82 @@ pub fn look<T: Copy + Into<u32>>(units: &[T], stops: &StopSet, rule: Unprintable
     }
 }
 
+/// How much of a JSON string's text is already its own canonical JSON (the
+/// pattern `toolparse.readers.json.STRING_RUN`: characters that need no
+/// escape, and the escapes written back as they are, `\\ \" \b \f \n \r \t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JsonText {
+    /// All of it.
+    Whole,
+    /// All but a last backslash, whose escape the next delta completes.
+    ButLastBackslash,
+    /// Not all: the JSON reader must read it.
+    No,
+}
+
+/// [`JsonText`] of `units`.
+pub fn json_text<T: Copy + Into<u32>>(units: &[T]) -> JsonText {
+    let n = units.len();
+    let mut i = 0;
+    while i < n {
+        let c: u32 = units[i].into();
+        if c == u32::from(b'\\') {
+            if i + 1 == n {
+                return JsonText::ButLastBackslash;
+            }
+            let next: u32 = units[i + 1].into();
+            if !matches!(char::from_u32(next), Some('\\' | '"' | 'b' | 'f' | 'n' | 'r' | 't')) {
+                return JsonText::No;
+            }
+            i += 2;
+            continue;
+        }
+        if c == u32::from(b'"') || c < 0x20 || is_surrogate(c) {
+            return JsonText::No;
+        }
+        i += 1;
+    }
+    JsonText::Whole
+}
+
+/// Literal openers: whether one begins in a delta, whole or cut at its end
+/// (the text lane's second look; `Engine._still_plain` in Python).
+#[derive(Clone, Debug, Default)]
+pub struct Literals {
+    words: Vec<Vec<u32>>,
+    firsts: StopSet,
+}
+
+impl Literals {
+    pub fn new(words: Vec<Vec<u32>>) -> Self {
+        let mut firsts = StopSet::new();
+        for word in &words {
+            if let Some(&c) = word.first() {
+                firsts.add(c);
+            }
+        }
+        Literals { words: words.into_iter().filter(|w| !w.is_empty()).collect(), firsts }
+    }
+
+    /// Whether one of the words begins in `units`: whole, or a proper prefix
+    /// of it reaching the end.
+    pub fn begin_in<T: Copy + Into<u32>>(&self, units: &[T]) -> bool {
+        let n = units.len();
+        for p in 0..n {
+            if !self.firsts.contains(units[p].into()) {
+                continue;
+            }
+            for word in &self.words {
+                let m = word.len().min(n - p);
+                if units[p..p + m].iter().zip(&word[..m]).all(|(&u, &w)| u.into() == w) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,6 +237,34 @@ mod tests {
         assert_eq!(look(&latin, &s, Unprintable::Nothing), Look::Takes);
         let wide: Vec<u16> = vec![0x63, 0x2013];
         assert_eq!(look(&wide, &s, Unprintable::Nothing), Look::Stops);
+    }
+
+    #[test]
+    fn json_text_and_its_escapes() {
+        assert_eq!(json_text(&units(r#"plain \"quoted\" \\ back\tx"#)), JsonText::Whole);
+        assert_eq!(json_text(&units(r#"ends in \"#)), JsonText::ButLastBackslash);
+        assert_eq!(json_text(&units(r#"a \\\"#)), JsonText::ButLastBackslash);
+        assert_eq!(json_text(&units(r#"a \\"#)), JsonText::Whole);
+        assert_eq!(json_text(&units(r#"the "end"#)), JsonText::No);
+        assert_eq!(json_text(&units(r#"slash \/ or \u00e9"#)), JsonText::No);
+        assert_eq!(json_text(&units(r"tab\there")), JsonText::Whole);
+        assert_eq!(json_text(&units("raw\ttab")), JsonText::No);
+        assert_eq!(json_text(&[0x61u32, 0x09]), JsonText::No);
+        assert_eq!(json_text(&[0x61u32, 0xDC00]), JsonText::No);
+        assert_eq!(json_text::<u32>(&[]), JsonText::Whole);
+    }
+
+    #[test]
+    fn literals_whole_or_cut() {
+        let words = Literals::new(vec![units("<tool_call>"), units("<think>")]);
+        assert!(!words.begin_in(&units("x < 4 and <b> too")));
+        assert!(words.begin_in(&units("a <tool_call> b")));
+        assert!(words.begin_in(&units("ends <to")));
+        assert!(words.begin_in(&units("ends <")));
+        assert!(!words.begin_in(&units("<tool_x")));
+        assert!(!words.begin_in(&units("")));
+        let latin: Vec<u8> = b"see <thi".to_vec();
+        assert!(words.begin_in(&latin));
     }
 
     #[test]

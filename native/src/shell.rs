@@ -19,6 +19,7 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use crate::events;
 use crate::lane::{Kind, Lane};
+use crate::scan::{json_text, JsonText};
 
 /// The deltas the string lane takes before the engine joins them
 /// (`toolparse.engine.core._RUN`; a test checks that they agree).
@@ -41,6 +42,8 @@ pub struct Shell {
     string_id: PyObject,
     #[pyo3(get, set, name = "_string_value")]
     string_value: bool,
+    #[pyo3(get, set, name = "_kept")]
+    kept: Py<PyString>,
 }
 
 const FINISHED: &str = "feed() called after close(): this parser is finished";
@@ -97,6 +100,20 @@ impl Shell {
             }
             return Ok(Taken::Events(events::call_delta(py, index.bind(py), id.bind(py), delta)?));
         }
+        if kind == Kind::String && !slf.borrow().string_value {
+            return Shell::json_string_piece(slf, lane, delta);
+        }
+        if kind == Kind::Text {
+            // (a stop that begins no opener: the reference's _still_plain, natively)
+            match lane.borrow(py).still_plain(delta) {
+                Some(true) => {
+                    slf.borrow_mut().offset += n;
+                    return Ok(Taken::Events(events::text_delta(py, delta)?));
+                }
+                Some(false) => return Ok(Taken::Read(true)),
+                None => {}
+            }
+        }
         let other = lane.borrow(py).other.as_ref().map(|o| o.clone_ref(py));
         if let Some(other) = other {
             let taken = other.call1(py, (delta,))?;
@@ -105,6 +122,55 @@ impl Shell {
             }
         }
         Ok(Taken::Read(true))
+    }
+
+    /// (string lane, a JSON string) The reference's `Engine._string_piece` for
+    /// a JSON string: a delta that is its own JSON but for escapes, or for a last
+    /// backslash kept for the next delta, streams as it stands.
+    fn json_string_piece(slf: &Bound<'_, Self>, lane: &Py<Lane>, delta: &Bound<'_, PyString>) -> PyResult<Taken> {
+        let py = slf.py();
+        let kept = slf.borrow().kept.clone_ref(py).into_bound(py);
+        let had_kept = kept.len()? > 0;
+        let text = if had_kept { kept.add(delta)?.downcast_into::<PyString>()? } else { delta.clone() };
+        let length = text.len()? as i64;
+        let (piece, keep) = match unsafe { crate::with_units!(text.as_ptr(), units => json_text(units)) } {
+            JsonText::Whole => (text, false),
+            JsonText::ButLastBackslash => {
+                // (safe: a str, and a range within it; a new reference or NULL)
+                let cut = unsafe { pyo3::ffi::PyUnicode_Substring(text.as_ptr(), 0, (length - 1) as isize) };
+                let cut = unsafe { Bound::from_owned_ptr_or_err(py, cut)? };
+                (cut.downcast_into::<PyString>()?, true)
+            }
+            JsonText::No => return Ok(Taken::Read(true)),
+        };
+        {
+            let mut lane = lane.borrow_mut(py);
+            let mut room = lane.room - length;
+            if room < 0 {
+                return Ok(Taken::Read(true));
+            }
+            if keep || had_kept {
+                // (while text is kept, every delta is decided here; then the quote
+                // stops again, the first of the JSON string's stops)
+                lane.set_first_stop(py, if keep { "" } else { "\"" })?;
+                slf.borrow_mut().kept = PyString::new(py, if keep { "\\" } else { "" }).unbind();
+                room += keep as i64;
+            }
+            lane.room = room;
+        }
+        if piece.len()? == 0 {
+            return Ok(Taken::Events(PyList::empty(py).into_any().unbind()));
+        }
+        let shell = slf.borrow();
+        let run = shell.string_run.bind(py);
+        run.append(&piece)?;
+        let (index, id) = (shell.string_index.clone_ref(py), shell.string_id.clone_ref(py));
+        let full = run.len() >= STRING_RUN;
+        drop(shell);
+        if full {
+            slf.call_method0(intern!(py, "_take_string_run"))?;
+        }
+        Ok(Taken::Events(events::call_delta(py, index.bind(py), id.bind(py), &piece)?))
     }
 
     fn read(slf: &Bound<'_, Self>, lane: Option<Py<Lane>>, delta: &Bound<'_, PyAny>) -> PyResult<PyObject> {
@@ -161,6 +227,7 @@ impl Shell {
             string_index: PyInt::new(py, 0).into_any().unbind(),
             string_id: PyString::new(py, "").into_any().unbind(),
             string_value: false,
+            kept: PyString::new(py, "").unbind(),
         }
     }
 
@@ -199,6 +266,7 @@ impl Shell {
         visit.call(&self.string_run)?;
         visit.call(&self.string_index)?;
         visit.call(&self.string_id)?;
+        visit.call(&self.kept)?;
         Ok(())
     }
 

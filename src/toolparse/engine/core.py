@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from toolparse.engine.calls import CallContext, OpenString, Outcome
 from toolparse.engine.compile import Block, CompiledGrammar, COpener
 from toolparse.engine.declare import Grammar, Reasoning
-from toolparse.engine.lanes import ALL, ANY, EVERY, NEWLINES_AND_SURROGATES, Lane, stops_of
-from toolparse.engine.lexicon import Hit
+from toolparse.engine.lanes import ALL, ANY, EVERY, NEWLINES_AND_SURROGATES, Lane, Stops, stops_of
+from toolparse.engine.lexicon import Hit, Lexicon
 from toolparse.engine.machine import Machine
 from toolparse.engine.native import concrete, use_native
 from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner
@@ -56,6 +56,7 @@ from toolparse.events import (
     new_reasoning_delta,
     new_text_delta,
 )
+from toolparse.readers.json import STRING_RUN
 from toolparse.readers.pieces import Pieces
 
 _encode_json: Final = json.encoder.encode_basestring
@@ -191,7 +192,7 @@ class Engine:
         self._lanes = lanes
         # (the sinks of the text and gather lanes, and a JSON string's, are inlined in feed)
         new_lane = self._Lane
-        self._text_lane = new_lane("text", None, unprintable=NEWLINES_AND_SURROGATES)
+        self._text_lane = new_lane("text", None, self._still_plain, unprintable=NEWLINES_AND_SURROGATES)
         self._line_lane = new_lane("line start", None, self._at_line_start)
         self._reasoning_lane = new_lane("reasoning", self._to_reasoning)
         self._gather_lane = new_lane("gather", None, self._closes_value, unprintable=None)
@@ -389,7 +390,7 @@ class Engine:
                 return None if stops is None else self._reasoning_lane.arm(stops)
             stops = scanner.text_stops
             if stops is not None:
-                return self._text_lane.arm(stops)
+                return self._arm_text(stops)
             return self._line_lane.arm_every() if scanner.at_line_start else None
         # (with collapse, no string lane: it emits deltas itself)
         if not self._collapse and not self._held and not first_characters:
@@ -426,8 +427,24 @@ class Engine:
             return None
         stops = self._scanner.text_stops
         assert stops is not None
-        self._lane = self._text_lane.arm(stops)
+        self._lane = self._arm_text(stops)
         return self.feed(delta)
+
+    def _arm_text(self, stops: Stops) -> Lane:
+        """The text lane, armed for the scanner's state."""
+        lane = self._text_lane.arm(stops)
+        lane.openers = self._scanner.plain_openers
+        return lane
+
+    def _still_plain(self, delta: str) -> list[Event] | None:
+        """(text lane) A delta that holds a stop, but where no opener begins,
+        whole or cut at its end (``x < 4``), is plain text as it stands too: the
+        scanner would find nothing in it, hold nothing back, and stay where it is.
+        (Its other characters are the lane's to refuse: a newline, a surrogate.)"""
+        if not _begins_no_opener(delta, self._text_lane.openers):
+            return None
+        self._offset += len(delta)
+        return [new_text_delta(delta)]
 
     def _to_reasoning(self, delta: str) -> list[Event]:
         """(reasoning lane) Reasoning with nothing that may begin its closer."""
@@ -467,13 +484,30 @@ class Engine:
             self._grammar.markup_prefixes if self._machine is not None else self._scanner.opener_prefixes
         )
         if prefix not in prefixes:
-            return None
+            return None if self._machine is not None else self._text_after_prefix(prefix)
         self._prefix = prefix
         self._gathered.append(delta)
         return []
 
+    def _text_after_prefix(self, text: str) -> list[Event] | None:
+        """(prefix lane, in the text) The held text and the delta after it begin
+        no opener after all, whole or cut at their end (``x <`` then `` 4``): the
+        scanner would take them as text, hold nothing back and stay where it is,
+        so they are text, and the text lane is armed again."""
+        scanner = self._scanner
+        stops = scanner.text_stops
+        if stops is None or not _begins_no_opener(text, scanner.plain_openers):
+            return None
+        self._held = self._prefix = ""
+        self._gathered.clear()
+        self._offset += len(text)
+        self._lane = self._arm_text(stops)
+        return [new_text_delta(text)]
+
     def _open_string(self, string: OpenString) -> Lane:
         """Arm the string lane for ``string`` (a string argument that streams)."""
+        # (the native core reads a JSON string's text as STRING_RUN, and knows its stops)
+        assert string.piece is not None or (string.plain is STRING_RUN and _JSON_STRING_STOPS[0] == '"')
         if string is not self._string:  # (a new string: often the same one again)
             self._string = string
             self._string_index, self._string_id = string.call_index, string.call_id
@@ -895,6 +929,18 @@ class Engine:
     def _emit_text(self, text: str, out: list[Event]) -> None:
         self._offset += len(text)
         out.append(new_text_delta(text))
+
+
+def _begins_no_opener(text: str, lexicon: Lexicon | None) -> bool:
+    """Whether ``text`` is plain text as it stands where the literal openers of
+    ``lexicon`` are looked for (see ``Lane.openers``): no newline (a Markdown
+    line begins) or surrogate (the full path joins pairs), and no opener begins
+    in it, whole or cut at its end. False when ``lexicon`` is None."""
+    if lexicon is None or not text or NEWLINES_AND_SURROGATES.search(text) is not None:
+        return False
+    assert lexicon.literal_patterns is not None
+    full, partial = lexicon.literal_patterns
+    return full.search(text) is None and partial.search(text, max(0, len(text) - lexicon.max_len + 1)) is None
 
 
 @functools.lru_cache(maxsize=64)

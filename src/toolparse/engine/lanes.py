@@ -40,9 +40,12 @@ import functools
 import re
 import sys
 from collections.abc import Callable
-from typing import Final, TypeAlias
+from typing import TYPE_CHECKING, Final, TypeAlias
 
 from toolparse.events import Event
+
+if TYPE_CHECKING:
+    from toolparse.engine.lexicon import Lexicon
 
 EVERY: Final = ""
 """A stop found in every delta (``"" in delta`` is always true): each delta is
@@ -92,7 +95,7 @@ class Lane:
     """One short path: see the module docstring. The engine owns one lane of
     each kind and re-arms it (:meth:`arm`) with the stops and room of the moment."""
 
-    __slots__ = ("more", "name", "other", "room", "sink", "stop", "stop2", "stop3", "unprintable")
+    __slots__ = ("more", "name", "openers", "other", "room", "sink", "stop", "stop2", "stop3", "unprintable")
 
     def __init__(
         self,
@@ -114,6 +117,11 @@ class Lane:
         self.room = 0
         """How many more characters the sink may take: a longer delta stops (the
         text and reasoning lanes have no bound)."""
+        self.openers: Lexicon | None = None
+        """(the text lane) The literal openers looked for, when all are literal: a
+        delta that holds a stop, but where none of them begins, whole or cut at
+        its end (``x < 4``), is plain text as it stands too (see
+        ``Engine._still_plain``, and the native core's twin of it)."""
 
     def arm(self, stops: Stops, room: int = UNBOUNDED) -> Lane:
         """Set the stops (see :func:`stops_of`) and the room; return the lane."""

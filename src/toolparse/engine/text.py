@@ -179,6 +179,15 @@ class TextScanner:
         return None
 
     @property
+    def plain_openers(self) -> Lexicon | None:
+        """With :attr:`text_stops`, the lexicon of the openers looked for there
+        when all of them are literal (see ``Lane.openers``); None otherwise."""
+        state = self._state
+        in_code = state in (_QUOTE, _CODE)
+        lexicon = self._openers if state == _TEXT else self._code_openers if in_code else None
+        return lexicon if lexicon is not None and lexicon.literal_patterns is not None else None
+
+    @property
     def at_line_start(self) -> bool:
         """At the start of an ordinary line, its kind not known yet (see
         :meth:`starts_ordinary_line`)."""
