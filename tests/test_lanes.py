@@ -14,10 +14,10 @@ from toolparse import Event, InternalParserError, StreamParser, TextDelta, ToolC
 from toolparse.engine import core
 from toolparse.engine.core import Engine
 from toolparse.engine.native import AVAILABLE
-
-ENGINES = ("python", "native") if AVAILABLE else ("python",)
 from toolparse.engine.text import TextScanner
 from toolparse.engine.value import ValueReader
+
+ENGINES = ("python", "native") if AVAILABLE else ("python",)
 
 TOOLS = [
     {"name": "f", "parameters": {"type": "object", "properties": {"text": {"type": "string"}}}},
