@@ -2,19 +2,23 @@
 //!
 //! The events are frozen, slotted dataclasses. Like the Python engine's
 //! `new_text_delta`, an event is allocated as `object.__new__` would and its
-//! slots are filled through their member descriptors (`tp_descr_set`, a C
-//! call each): no `__init__`, no Python frame.
+//! slots are filled as their member descriptors would fill them (at the
+//! offsets the descriptors give, checked once): no `__init__`, no Python frame.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyList, PyType};
+use pyo3::types::PyType;
 
 struct EventClass {
     class: Py<PyType>,
-    slots: Vec<PyObject>,
+    /// Where each slot lies in an instance (its member descriptor's offset).
+    offsets: Vec<isize>,
 }
+
+/// `Py_T_OBJECT_EX`: the type code of a `__slots__` member.
+const T_OBJECT_EX: i32 = 16;
 
 struct EventClasses {
     text: EventClass,
@@ -26,17 +30,25 @@ static CLASSES: GILOnceCell<EventClasses> = GILOnceCell::new();
 fn event_class(events: &Bound<'_, PyModule>, name: &str, fields: &[&str]) -> PyResult<EventClass> {
     let class = events.getattr(name)?.downcast_into::<PyType>()?;
     let dict = class.getattr("__dict__")?;
-    let mut slots = Vec::with_capacity(fields.len());
+    let mut offsets = Vec::with_capacity(fields.len());
     for field in fields {
         let descriptor = dict.get_item(field)?;
-        // (a member descriptor: one that sets a slot)
-        let settable = unsafe { (*ffi::Py_TYPE(descriptor.as_ptr())).tp_descr_set.is_some() };
-        if !settable {
-            return Err(PyTypeError::new_err(format!("{name}.{field} is not a slot")));
+        // (a member descriptor of an object slot: its offset is where the slot lies)
+        let offset = unsafe {
+            let d = descriptor.as_ptr();
+            if ffi::Py_TYPE(d) != std::ptr::addr_of_mut!(ffi::PyMemberDescr_Type) {
+                None
+            } else {
+                let member = (*(d as *mut ffi::PyMemberDescrObject)).d_member as *const ffi::PyMemberDef;
+                ((*member).type_code == T_OBJECT_EX).then_some((*member).offset)
+            }
+        };
+        match offset {
+            Some(offset) => offsets.push(offset),
+            None => return Err(PyTypeError::new_err(format!("{name}.{field} is not a slot"))),
         }
-        slots.push(descriptor.unbind());
     }
-    Ok(EventClass { class: class.unbind(), slots })
+    Ok(EventClass { class: class.unbind(), offsets })
 }
 
 fn classes(py: Python<'_>) -> PyResult<&EventClasses> {
@@ -52,29 +64,37 @@ fn classes(py: Python<'_>) -> PyResult<&EventClasses> {
 /// An instance of `class` with its slots set to `values` (in the order given
 /// when the class was looked up).
 fn build(py: Python<'_>, class: &EventClass, values: &[&Bound<'_, PyAny>]) -> PyResult<PyObject> {
-    debug_assert_eq!(values.len(), class.slots.len());
+    debug_assert_eq!(values.len(), class.offsets.len());
     unsafe {
         let tp = class.class.as_ptr() as *mut ffi::PyTypeObject;
         let alloc = (*tp).tp_alloc.unwrap_or(ffi::PyType_GenericAlloc);
-        let obj = alloc(tp, 0);
+        let obj = alloc(tp, 0); // (slots zeroed: empty)
         if obj.is_null() {
             return Err(PyErr::fetch(py));
         }
-        let event = PyObject::from_owned_ptr(py, obj);
-        for (descriptor, value) in class.slots.iter().zip(values) {
-            let set = (*ffi::Py_TYPE(descriptor.as_ptr())).tp_descr_set.expect("a slot's descriptor");
-            if set(descriptor.as_ptr(), obj, value.as_ptr()) < 0 {
-                return Err(PyErr::fetch(py));
-            }
+        for (&offset, value) in class.offsets.iter().zip(values) {
+            // (what the member descriptor's __set__ does to an empty slot)
+            *((obj as *mut u8).offset(offset) as *mut *mut ffi::PyObject) = (*value).clone().into_ptr();
         }
-        Ok(event)
+        Ok(PyObject::from_owned_ptr(py, obj))
+    }
+}
+
+/// `[event]`.
+fn alone(py: Python<'_>, event: PyObject) -> PyResult<PyObject> {
+    unsafe {
+        let list = ffi::PyList_New(1);
+        if list.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        ffi::PyList_SET_ITEM(list, 0, event.into_ptr()); // (steals the reference)
+        Ok(PyObject::from_owned_ptr(py, list))
     }
 }
 
 /// `[TextDelta(text)]`.
 pub fn text_delta(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-    let event = build(py, &classes(py)?.text, &[text])?;
-    Ok(PyList::new(py, [event])?.into_any().unbind())
+    alone(py, build(py, &classes(py)?.text, &[text])?)
 }
 
 /// `[ToolCallDelta(index, id, arguments_delta)]`.
@@ -84,6 +104,5 @@ pub fn call_delta(
     id: &Bound<'_, PyAny>,
     arguments_delta: &Bound<'_, PyAny>,
 ) -> PyResult<PyObject> {
-    let event = build(py, &classes(py)?.call_delta, &[index, id, arguments_delta])?;
-    Ok(PyList::new(py, [event])?.into_any().unbind())
+    alone(py, build(py, &classes(py)?.call_delta, &[index, id, arguments_delta])?)
 }

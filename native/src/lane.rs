@@ -141,6 +141,13 @@ impl Lane {
         Some(!unsafe { crate::with_units!(text, units => literals.begin_in(units)) })
     }
 
+    /// Whether the lane takes `delta` with no Python call: false where Python
+    /// would have to say (then [`Lane::takes`] does).
+    #[inline]
+    pub fn takes_as_it_stands(&self, delta: &Bound<'_, PyString>) -> bool {
+        !self.more_is_pattern && unsafe { look_str(delta.as_ptr(), &self.stops, self.rule) } == Look::Takes
+    }
+
     /// Whether the lane takes `delta` (a `str`): no stop, no character it
     /// cannot take (the Python engine's test in `Engine.feed`).
     pub fn takes(&self, delta: &Bound<'_, PyString>) -> PyResult<bool> {

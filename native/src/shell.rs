@@ -234,6 +234,22 @@ impl Shell {
     /// Parse the next piece of model output; return the events it completes.
     fn feed(slf: &Bound<'_, Self>, delta: &Bound<'_, PyAny>) -> PyResult<PyObject> {
         let py = slf.py();
+        // (the busiest case first, with no Python call and no reference taken:
+        // plain text that the text lane takes as it stands)
+        if let Ok(text) = delta.downcast_exact::<PyString>() {
+            let mut shell = slf.borrow_mut();
+            if let Some(lane) = &shell.lane {
+                let taken = {
+                    let lane = lane.bind(py).borrow();
+                    lane.kind == Kind::Text && lane.takes_as_it_stands(text)
+                };
+                if taken {
+                    shell.offset += unsafe { pyo3::ffi::PyUnicode_GET_LENGTH(text.as_ptr()) } as i64;
+                    drop(shell);
+                    return events::text_delta(py, text).map_err(|err| latched(slf, err));
+                }
+            }
+        }
         let lane = slf.borrow().lane.as_ref().map(|l| l.clone_ref(py));
         if lane.is_none() || !delta.is_exact_instance_of::<PyString>() {
             slf.call_method1(intern!(py, "_refuse"), (delta, FINISHED))?;
