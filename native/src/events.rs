@@ -22,6 +22,7 @@ const T_OBJECT_EX: i32 = 16;
 
 struct EventClasses {
     text: EventClass,
+    reasoning: EventClass,
     call_delta: EventClass,
 }
 
@@ -56,6 +57,7 @@ fn classes(py: Python<'_>) -> PyResult<&EventClasses> {
         let events = py.import("toolparse.events")?;
         Ok(EventClasses {
             text: event_class(&events, "TextDelta", &["text"])?,
+            reasoning: event_class(&events, "ReasoningDelta", &["text", "raw"])?,
             call_delta: event_class(&events, "ToolCallDelta", &["index", "id", "arguments_delta"])?,
         })
     })
@@ -95,6 +97,11 @@ fn alone(py: Python<'_>, event: PyObject) -> PyResult<PyObject> {
 /// `[TextDelta(text)]`.
 pub fn text_delta(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<PyObject> {
     alone(py, build(py, &classes(py)?.text, &[text])?)
+}
+
+/// `[ReasoningDelta(text, raw)]`.
+pub fn reasoning_delta(py: Python<'_>, text: &Bound<'_, PyAny>, raw: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+    alone(py, build(py, &classes(py)?.reasoning, &[text, raw])?)
 }
 
 /// `[ToolCallDelta(index, id, arguments_delta)]`.

@@ -12,13 +12,14 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use crate::scan::{look, Literals, Look, StopSet, Unprintable};
 
-/// The lanes whose sinks the native `feed` runs itself (the three busiest,
-/// as the Python engine inlines them); the others call their Python sink.
+/// The lanes whose sinks the native `feed` runs itself (plain text, gathering,
+/// a string's text, reasoning); the others call their Python sink.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Text,
     Gather,
     String,
+    Reasoning,
     Other,
 }
 
@@ -221,6 +222,7 @@ impl Lane {
             "text" => Kind::Text,
             "gather" => Kind::Gather,
             "string" => Kind::String,
+            "reasoning" => Kind::Reasoning,
             _ => Kind::Other,
         };
         let every = PyString::new(py, "").unbind();

@@ -158,6 +158,30 @@ pub fn json_text<T: Copy + Into<u32>>(units: &[T]) -> JsonText {
     JsonText::Whole
 }
 
+/// The JSON string body of printable text (`json.encoder.encode_basestring`
+/// less its quotes, for text with no control character): its quotes and
+/// backslashes escaped. None: nothing to escape (the text is its own JSON).
+pub fn json_escaped<T: Copy + Into<u32>>(units: &[T]) -> Option<String> {
+    let quote = u32::from(b'"');
+    let backslash = u32::from(b'\\');
+    if !units.iter().any(|&u| {
+        let c: u32 = u.into();
+        c == quote || c == backslash
+    }) {
+        return None;
+    }
+    let mut out = String::with_capacity(units.len() + 8);
+    for &unit in units {
+        let c: u32 = unit.into();
+        if c == quote || c == backslash {
+            out.push('\\');
+        }
+        // (a lone surrogate never reaches here: the lane refuses unprintable text)
+        out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+    }
+    Some(out)
+}
+
 /// Literal openers: whether one begins in a delta, whole or cut at its end
 /// (the text lane's second look; `Engine._still_plain` in Python).
 #[derive(Clone, Debug, Default)]
@@ -252,6 +276,12 @@ mod tests {
         assert_eq!(json_text(&[0x61u32, 0x09]), JsonText::No);
         assert_eq!(json_text(&[0x61u32, 0xDC00]), JsonText::No);
         assert_eq!(json_text::<u32>(&[]), JsonText::Whole);
+    }
+
+    #[test]
+    fn json_escaped_quotes_and_backslashes() {
+        assert_eq!(json_escaped(&units("plain")), None);
+        assert_eq!(json_escaped(&units(r#"say "hi" \ café"#)).as_deref(), Some(r#"say \"hi\" \\ café"#));
     }
 
     #[test]

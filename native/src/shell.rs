@@ -19,7 +19,7 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use crate::events;
 use crate::lane::{Kind, Lane};
-use crate::scan::{json_text, JsonText};
+use crate::scan::{json_escaped, json_text, JsonText};
 
 /// The deltas the string lane takes before the engine joins them
 /// (`toolparse.engine.core._RUN`; a test checks that they agree).
@@ -44,7 +44,17 @@ pub struct Shell {
     string_value: bool,
     #[pyo3(get, set, name = "_kept")]
     kept: Py<PyString>,
+    #[pyo3(get, set, name = "_string_args")]
+    string_args: Py<PyList>,
+    #[pyo3(get, set, name = "_thought")]
+    thought: Option<Py<PyList>>,
+    #[pyo3(get, set, name = "_thought_chars")]
+    thought_chars: i64,
 }
+
+/// Reasoning kept for a call in unclosed reasoning is trimmed past twice this
+/// (`toolparse.engine.thought.WINDOW`; a test checks that they agree).
+pub const THOUGHT_WINDOW: i64 = 65_536;
 
 const FINISHED: &str = "feed() called after close(): this parser is finished";
 
@@ -76,13 +86,18 @@ impl Shell {
                 }
                 lane.room -= n;
                 match kind {
-                    Kind::Gather => None,
-                    Kind::String if !slf.borrow().string_value => None,
+                    Kind::Gather | Kind::String | Kind::Reasoning => None,
                     _ => lane.sink.as_ref().map(|s| s.clone_ref(py)),
                 }
             };
             if let Some(sink) = sink {
                 return Ok(Taken::Events(sink.call1(py, (delta,))?));
+            }
+            if kind == Kind::Reasoning {
+                return Shell::to_reasoning(slf, delta, n).map(Taken::Events);
+            }
+            if kind == Kind::String && slf.borrow().string_value {
+                return Shell::to_string(slf, delta).map(Taken::Events);
             }
             let shell = slf.borrow();
             if kind == Kind::Gather {
@@ -122,6 +137,51 @@ impl Shell {
             }
         }
         Ok(Taken::Read(true))
+    }
+
+    /// (reasoning lane) The reference's `Engine._to_reasoning`: reasoning with
+    /// nothing that may begin its closer, kept for a call in unclosed reasoning.
+    fn to_reasoning(slf: &Bound<'_, Self>, delta: &Bound<'_, PyString>, n: i64) -> PyResult<PyObject> {
+        let py = slf.py();
+        let trim = {
+            let mut shell = slf.borrow_mut();
+            shell.offset += n;
+            match &shell.thought {
+                None => false,
+                Some(_) if shell.thought_chars + n > 2 * THOUGHT_WINDOW => true,
+                Some(thought) => {
+                    thought.bind(py).append(delta)?;
+                    shell.thought_chars += n;
+                    false
+                }
+            }
+        };
+        if trim {
+            // (the rare delta that passes the bound: the reference keeps and trims it)
+            slf.call_method1(intern!(py, "_keep_thought"), (delta,))?;
+        }
+        events::reasoning_delta(py, delta, delta)
+    }
+
+    /// (string lane, a value) The reference's `Engine._to_string`: plain text
+    /// inside a value that streams as a string, its JSON into the arguments.
+    fn to_string(slf: &Bound<'_, Self>, delta: &Bound<'_, PyString>) -> PyResult<PyObject> {
+        let py = slf.py();
+        let shell = slf.borrow();
+        shell.string_run.bind(py).append(delta)?;
+        let escaped = unsafe { crate::with_units!(delta.as_ptr(), units => json_escaped(units)) };
+        let piece = match escaped {
+            None => delta.clone(),
+            Some(text) => PyString::new(py, &text),
+        };
+        shell.string_args.bind(py).append(&piece)?;
+        let (index, id) = (shell.string_index.clone_ref(py), shell.string_id.clone_ref(py));
+        let full = shell.string_run.bind(py).len() >= STRING_RUN;
+        drop(shell);
+        if full {
+            slf.call_method0(intern!(py, "_take_string_run"))?;
+        }
+        events::call_delta(py, index.bind(py), id.bind(py), &piece)
     }
 
     /// (string lane, a JSON string) The reference's `Engine._string_piece` for
@@ -228,6 +288,9 @@ impl Shell {
             string_id: PyString::new(py, "").into_any().unbind(),
             string_value: false,
             kept: PyString::new(py, "").unbind(),
+            string_args: PyList::empty(py).unbind(),
+            thought: None,
+            thought_chars: 0,
         }
     }
 
@@ -283,6 +346,10 @@ impl Shell {
         visit.call(&self.string_index)?;
         visit.call(&self.string_id)?;
         visit.call(&self.kept)?;
+        visit.call(&self.string_args)?;
+        if let Some(thought) = &self.thought {
+            visit.call(thought)?;
+        }
         Ok(())
     }
 

@@ -40,7 +40,19 @@ PURE_VARIABLE: Final = "TOOLPARSE_PURE"
 """Set to ``1`` to run the Python reference where the native core is built."""
 
 SHELL_STATE: Final = frozenset(
-    {"_lane", "_offset", "_gathered", "_string_run", "_string_index", "_string_id", "_string_value", "_kept"}
+    {
+        "_lane",
+        "_offset",
+        "_gathered",
+        "_string_run",
+        "_string_index",
+        "_string_id",
+        "_string_value",
+        "_kept",
+        "_string_args",
+        "_thought",
+        "_thought_chars",
+    }
 )
 """The engine state that the native shell holds (its own attributes, under the
 names of the reference's slots)."""
