@@ -236,8 +236,25 @@ class Engine:
 
     # -- public -----------------------------------------------------------------------
 
-    def feed(self, delta: str) -> list[Event]:
-        """Parse the next piece of model output; return the events it completes."""
+    if TYPE_CHECKING:
+
+        def feed(self, delta: str) -> list[Event]:
+            """Parse the next piece of model output; return the events it completes.
+            (Each concrete twin's base has it: :class:`ReferenceShell`, or the
+            native core's shell; so a subclass's own ``feed`` comes first, and its
+            ``super().feed`` reaches the engine's.)"""
+
+    def __copy__(self) -> Engine:
+        raise TypeError(f"a {type(self).__name__} cannot be copied: it holds one stream's state")
+
+    def __deepcopy__(self, memo: object) -> Engine:
+        raise TypeError(f"a {type(self).__name__} cannot be copied: it holds one stream's state")
+
+    def __reduce_ex__(self, protocol: object) -> Any:
+        raise TypeError(f"a {type(self).__name__} cannot be pickled: it holds one stream's state")
+
+    def _reference_feed(self, delta: str) -> list[Event]:
+        """The reference's ``feed`` (see :class:`ReferenceShell`)."""
         lane = self._lane
         if lane is None or type(delta) is not str:  # (a lane is never armed on a closed or broken parser)
             self._refuse(delta, "feed() called after close(): this parser is finished")
@@ -929,6 +946,14 @@ class Engine:
     def _emit_text(self, text: str, out: list[Event]) -> None:
         self._offset += len(text)
         out.append(new_text_delta(text))
+
+
+class ReferenceShell:
+    """The base of the reference's concrete twins: its ``feed`` (the native core's
+    twin is ``toolparse._native.Shell``; see :mod:`toolparse.engine.native`)."""
+
+    __slots__ = ()
+    feed = Engine._reference_feed
 
 
 def _begins_no_opener(text: str, lexicon: Lexicon | None) -> bool:

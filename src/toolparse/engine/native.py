@@ -85,8 +85,9 @@ _CONCRETE: dict[tuple[type[Any], bool], type[Any]] = {}
 
 def concrete(cls: type[Any], native: bool) -> type[Any]:
     """The class that runs for the engine class ``cls``: ``cls`` with the slots
-    its classes name (``_state``), on the native shell (``native``, less the
-    state the shell holds) or on ``object``. Built once for each."""
+    its classes name (``_state``), on a shell that brings ``feed``: the native
+    core's (``native``; less the state it holds) or the reference's. Built once
+    for each."""
     made = _CONCRETE.get((cls, native))
     if made is None:
         made = _CONCRETE[cls, native] = _concrete(cls, native)
@@ -103,11 +104,14 @@ def _concrete(cls: type[Any], native: bool) -> type[Any]:
         "__doc__": cls.__doc__,
         "_concrete": True,
     }
-    bases: tuple[type, ...] = (cls,)
     if native:
         assert _native is not None
-        bases = (cls, _native.Shell)
-        namespace.update(engine="native", feed=_native.Shell.feed, _Lane=_native.Lane)
+        bases: tuple[type, ...] = (cls, _native.Shell)
+        namespace.update(engine="native", _Lane=_native.Lane)
         slots = {name: None for name in slots if name not in SHELL_STATE}
+    else:
+        from toolparse.engine.core import ReferenceShell  # (core imports this module)
+
+        bases = (cls, ReferenceShell)
     namespace["__slots__"] = tuple(slots)
     return type(cls.__name__, bases, namespace)
