@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from toolparse import benchmark, fuzz
+from toolparse import Event, StreamParser, TextDelta, benchmark, fuzz
 from toolparse.cli import main
+from toolparse.engine import native
 from toolparse.invariants import run
 
 
@@ -83,3 +84,73 @@ def test_fuzz_draws_options_beyond_the_defaults() -> None:
         "collapse",
         "unknown_on_error",
     }
+
+
+# -- the engines: bench --engine, fuzz --compare ----------------------------------------------------
+
+needs_native = pytest.mark.skipif(
+    not native.AVAILABLE, reason="the native core (toolparse._native) is not built in this installation"
+)
+
+
+@needs_native
+def test_fuzz_compare_ci_sized_run(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["fuzz", "--compare", "--examples", "10", "--seed", "11", "--growth-size", "0"]
+    assert main([*argv, "--grammar", "hermes", "--grammar", "qwen3-coder", "--grammar", "auto"]) == 0
+    err = capsys.readouterr().err
+    assert "--compare" in err.splitlines()[0]
+    assert "every invariant held, and the native and python engines gave the same events feed by feed" in err
+
+
+@needs_native
+def test_fuzz_compare_reports_a_difference_reproducibly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (a difference planted in the native twin: an extra empty text event where a delta holds "<")
+    twin = native.concrete(StreamParser, True)
+    real = twin.feed
+
+    def planted(self: StreamParser, delta: str) -> list[Event]:
+        events: list[Event] = real(self, delta)
+        return [*events, TextDelta("")] if "<" in delta else events
+
+    monkeypatch.setattr(twin, "feed", planted)
+    failure = tmp_path / "case.json"
+    argv = [
+        "fuzz",
+        "--compare",
+        "--examples",
+        "50",
+        "--grammar",
+        "hermes",
+        "--seed",
+        "5",
+        "--growth-size",
+        "0",
+    ]
+    assert main([*argv, "--failure-file", str(failure)]) == 1  # (the invariants hold: only --compare fails)
+    err = capsys.readouterr().err
+    assert "FAILED in hermes: AssertionError: in the deltas: the engines differ at feed(deltas[" in err
+    case = json.loads(failure.read_text())
+    assert case["compare"] is True and case["grammar"] == "hermes" and "<" in "".join(case["deltas"])
+    assert "python nothing, native TextDelta(text='')" in case["failure"]
+    assert main(["fuzz", "--replay", str(failure)]) == 1  # still failing: the planted difference is in place
+    monkeypatch.undo()
+    assert main(["fuzz", "--replay", str(failure)]) == 0
+
+
+def test_fuzz_compare_needs_the_native_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(native, "AVAILABLE", False)
+    assert main(["fuzz", "--compare", "--examples", "5", "--growth-size", "0"]) == 2
+    assert (
+        "toolparse fuzz --compare: the native core (toolparse._native) is not built"
+        in capsys.readouterr().err
+    )
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps({"grammar": "hermes", "text": "x", "deltas": ["x"], "compare": True}))
+    assert main(["fuzz", "--replay", str(case)]) == 2
+    assert "is not built" in capsys.readouterr().err
+    case.write_text(json.dumps({"grammar": "hermes", "text": "x", "deltas": ["x"]}))
+    assert main(["fuzz", "--replay", str(case)]) == 0  # (a failure of the invariants alone replays)
