@@ -93,6 +93,72 @@ needs_native = pytest.mark.skipif(
 )
 
 
+def test_bench_names_the_engine_it_ran(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(benchmark, "GRAMMARS", ("hermes",))
+    output = tmp_path / "bench.json"
+    assert main(["bench", "--quick", "--repeats", "1", "--engine", "python", "--output", str(output)]) == 0
+    report = json.loads(output.read_text())
+    assert report["engine"] == "python" and report["engines"] == ["python"]
+    assert {r["engine"] for r in report["rows"]} == {"python"}
+    assert set(report["growth_ms"]) == {"hermes"}  # (one engine: grammar -> table, as before)
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "engine: python (the Python reference)"
+
+
+@needs_native
+def test_bench_both_engines_side_by_side(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(benchmark, "GRAMMARS", ("hermes", "qwen3-coder"))
+    output = tmp_path / "bench.json"
+    assert main(["bench", "--quick", "--repeats", "1", "--engine", "both", "--output", str(output)]) == 0
+    report = json.loads(output.read_text())
+    assert report["engine"] == "both" and report["engines"] == ["python", "native"]
+    rows = report["rows"]
+    assert len(rows) == 2 * 2 * 5 * 2  # (engines, grammars, scenarios, delta sizes)
+    for python, ours in zip(rows[::2], rows[1::2], strict=True):  # (paired, the same floor)
+        assert (python["engine"], ours["engine"]) == ("python", "native")
+        assert python["floor_us_per_delta"] == ours["floor_us_per_delta"]
+        assert (python["grammar"], python["scenario"]) == (ours["grammar"], ours["scenario"])
+    assert set(report["growth_ms"]) == {"python", "native"}
+    assert set(report["growth_ms"]["native"]) == {"hermes", "qwen3-coder"}
+    assert {t["engine"] for t in report["targets"]} == {"python", "native"}
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("engines: python (the Python reference) and native")
+    assert "python x" in out and "native x" in out and "python/native" in out
+    assert len(benchmark.side_by_side(report)) == 2 * 5 * 2
+
+
+def test_bench_refuses_an_engine_not_built(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(native, "AVAILABLE", False)
+    for engine in ("native", "both"):
+        assert main(["bench", "--quick", "--engine", engine]) == 2
+        assert "not built" in capsys.readouterr().err
+    assert benchmark.engines_for(None) == ("python",)
+
+
+@pytest.mark.parametrize("engine", ["python", "both"])
+def test_bench_replays_under_the_engines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], engine: str
+) -> None:
+    if engine == "both" and not native.AVAILABLE:
+        pytest.skip("the native core is not built")
+    recording = tmp_path / "out.txt"
+    recording.write_text('Hi <tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>')
+    output = tmp_path / "replay.json"
+    argv = ["bench", "--replay", str(recording), "--input", "text", "--repeats", "1", "--engine", engine]
+    assert main([*argv, "--output", str(output)]) == 0
+    written = json.loads(output.read_text())
+    replays = written["replays"] if engine == "both" else [written]
+    assert [r["engine"] for r in replays] == (["python", "native"] if engine == "both" else ["python"])
+    assert all(r["calls"] == 1 for r in replays)
+    assert capsys.readouterr().out.startswith("engine: python")
+
+
 @needs_native
 def test_fuzz_compare_ci_sized_run(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["fuzz", "--compare", "--examples", "10", "--seed", "11", "--growth-size", "0"]
