@@ -252,6 +252,15 @@ BUGS = [
         [' a \\"time'],
         True,
     ),
+    Bug(
+        "value piece",
+        "qwen3-coder",
+        {"tools": TOOLS},
+        [QWEN_VALUE, " and"],
+        (Engine, "_string_piece"),
+        [" a<b"],
+        True,
+    ),
     Bug("value sink", "qwen3-coder", {"tools": TOOLS}, [QWEN_VALUE], (Engine, "_to_string"), [" and"], True),
     Bug(  # (called back from the native feed once STRING_RUN deltas are taken)
         "string run",
@@ -269,7 +278,9 @@ BUG_IDS = [bug.name for bug in BUGS]
 
 def _provoke(engine: str, bug: Bug) -> tuple[StreamParser, InternalParserError, int, list[Any]]:
     """Plant the bug, feed until it raises (or close); return the parser, the
-    error, the number of the call that raised and the events before it."""
+    error, the number of the call that raised and the events before it. (A
+    place the native core runs natively in this build cannot be reached: the
+    test is skipped for it there; the reference always reaches it.)"""
     owner, name = bug.where
     events: list[Any] = []
     with pytest.MonkeyPatch.context() as patch:
@@ -286,6 +297,8 @@ def _provoke(engine: str, bug: Bug) -> tuple[StreamParser, InternalParserError, 
                 events += call()
             except InternalParserError as exc:
                 return parser, exc, k, events
+    if engine == "native":
+        pytest.skip(f"{name} is not called under the native core in this build: no bug can be planted there")
     raise AssertionError(f"the bug planted in {name} was never reached")
 
 
