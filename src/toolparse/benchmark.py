@@ -18,6 +18,13 @@ last character to its ``ToolCall`` event, peak memory; growth from 10 KB to
 as the rescanning parsers do). Every figure has its ratio to the floor.
 
 Times are medians over interleaved rounds: the machines are shared and noisy.
+
+Engines: the default engine runs (the native core where it is built, see
+:mod:`toolparse.engine.native`); ``--engine python`` or ``native`` picks one,
+and ``--engine both`` runs every scenario under both in the same interleaved
+rounds, each against the same floor, and prints their ratios side by side.
+The report names the engine(s) at its top and in its JSON (``engine``, and
+each row's ``engine``).
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from toolparse.engine.native import ENGINES, default_engine, use_native
 from toolparse.events import ReasoningDelta, TextDelta, ToolCall, ToolCallError
 from toolparse.grammars import ENTRIES, get_grammar
 from toolparse.parser import StreamParser
@@ -149,8 +157,8 @@ def chunks(text: str, size: int) -> list[str]:
 # -- runners -----------------------------------------------------------------------------------
 
 
-def run_toolparse(grammar: str, deltas: Sequence[str]) -> int:
-    parser = StreamParser(grammar, TOOLS)
+def run_toolparse(grammar: str, deltas: Sequence[str], engine: str | None = None) -> int:
+    parser = StreamParser(grammar, TOOLS, engine=engine)
     feed = parser.feed
     n = 0
     for delta in deltas:
@@ -196,9 +204,11 @@ def _timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - t0
 
 
-def per_delta_profile(grammar: str, deltas: Sequence[str]) -> dict[str, float | None]:
+def per_delta_profile(
+    grammar: str, deltas: Sequence[str], engine: str | None = None
+) -> dict[str, float | None]:
     """One pass that times every feed: per-delta quantiles and call latency."""
-    parser = StreamParser(grammar, TOOLS)
+    parser = StreamParser(grammar, TOOLS, engine=engine)
     clock = time.perf_counter_ns
     times: list[int] = []
     latencies: list[int] = []
@@ -222,10 +232,10 @@ def per_delta_profile(grammar: str, deltas: Sequence[str]) -> dict[str, float | 
     }
 
 
-def peak_memory_kb(grammar: str, deltas: Sequence[str]) -> float:
+def peak_memory_kb(grammar: str, deltas: Sequence[str], engine: str | None = None) -> float:
     tracemalloc.start()
     try:
-        run_toolparse(grammar, deltas)
+        run_toolparse(grammar, deltas, engine)
         return tracemalloc.get_traced_memory()[1] / 1024
     finally:
         tracemalloc.stop()
@@ -254,7 +264,19 @@ class _Progress:
         sys.stderr.flush()
 
 
-def measure(quick: bool, repeats: int) -> dict[str, Any]:
+def engines_for(choice: str | None) -> tuple[str, ...]:
+    """The engines ``--engine`` runs: ``"both"`` (the reference first), one, or
+    None: the default engine. Raises InvalidOptionError for an engine not built."""
+    chosen = ENGINES[::-1] if choice == "both" else (choice or default_engine(),)
+    for engine in chosen:
+        use_native(engine)  # (refuses "native" where the native core is not built)
+    return tuple(chosen)
+
+
+def measure(quick: bool, repeats: int, engines: Sequence[str] | None = None) -> dict[str, Any]:
+    """Every figure, under each of ``engines`` (default: the default engine),
+    all in the same interleaved rounds against the same floor."""
+    engines = tuple(engines or (default_engine(),))
     sizes = (4, 64) if quick else (1, 4, 16, 64)
     jobs: list[tuple[str, str, str, int, list[str]]] = []
     for grammar in GRAMMARS:
@@ -263,58 +285,66 @@ def measure(quick: bool, repeats: int) -> dict[str, Any]:
                 jobs.append((grammar, name, text, size, chunks(text, size)))
     growth_sizes = (10_000, 100_000) if quick else (10_000, 100_000, 1_000_000)
     growth_jobs = [(g, s, chunks(long_argument(g, s), 4)) for g in GRAMMARS for s in growth_sizes]
-    progress = _Progress(len(jobs) * 2 + len(GRAMMARS))
+    progress = _Progress(len(jobs) * 2 * len(engines) + len(GRAMMARS))
     for grammar in GRAMMARS:  # warm up: regexes compiled, caches filled
-        run_toolparse(grammar, chunks(three_calls(grammar), 4))
+        for engine in engines:
+            run_toolparse(grammar, chunks(three_calls(grammar), 4), engine)
 
-    rounds: dict[tuple[str, str, int], list[float]] = {}
+    rounds: dict[tuple[str, str, str, int], list[float]] = {}
     floors: dict[tuple[str, str, int], list[float]] = {}
-    for _ in range(repeats):  # interleaved rounds: load bursts hit every scenario alike
+    for _ in range(repeats):  # interleaved rounds: load bursts hit every scenario (and engine) alike
         for grammar, name, _text, size, deltas in jobs:
-            key = (grammar, name, size)
-            rounds.setdefault(key, []).append(_timed(functools.partial(run_toolparse, grammar, deltas)))
-            floors.setdefault(key, []).append(_timed(functools.partial(run_floor, deltas)))
+            for engine in engines:
+                rounds.setdefault((engine, grammar, name, size), []).append(
+                    _timed(functools.partial(run_toolparse, grammar, deltas, engine))
+                )
+            floors.setdefault((grammar, name, size), []).append(_timed(functools.partial(run_floor, deltas)))
     rows = []
     for grammar, name, text, size, deltas in jobs:
-        key = (grammar, name, size)
-        ours = statistics.median(rounds[key])
-        floor = statistics.median(floors[key])
-        row: dict[str, Any] = {
-            "grammar": grammar,
-            "scenario": name,
-            "delta_chars": size,
-            "chars": len(text),
-            "deltas": len(deltas),
-            "us_per_delta": ours * 1e6 / len(deltas),
-            "total_ms": ours * 1e3,
-            "mb_per_s": len(text) / ours / 1e6,
-            "floor_us_per_delta": floor * 1e6 / len(deltas),
-            "x_floor": ours / floor,
-            "reference_us_per_delta": ours / floor * REFERENCE_FLOOR_US,
-        }
-        progress.step(f"{grammar} {name} /{size}")
-        row.update(per_delta_profile(grammar, deltas))
-        row["peak_memory_kb"] = peak_memory_kb(grammar, deltas)
+        floor = statistics.median(floors[grammar, name, size])
+        naive_ms: float | None = None
         if grammar == "hermes" and size >= 4 and len(text) <= 25_000 and not quick:
             naive = [_timed(functools.partial(run_naive, deltas)) for _ in range(2)]
-            row["naive_total_ms"] = statistics.median(naive) * 1e3
-            row["x_naive"] = ours * 1e3 / row["naive_total_ms"]
-        progress.step(f"{grammar} {name} /{size} profile")
-        rows.append(row)
+            naive_ms = statistics.median(naive) * 1e3
+        for engine in engines:
+            ours = statistics.median(rounds[engine, grammar, name, size])
+            row: dict[str, Any] = {
+                "engine": engine,
+                "grammar": grammar,
+                "scenario": name,
+                "delta_chars": size,
+                "chars": len(text),
+                "deltas": len(deltas),
+                "us_per_delta": ours * 1e6 / len(deltas),
+                "total_ms": ours * 1e3,
+                "mb_per_s": len(text) / ours / 1e6,
+                "floor_us_per_delta": floor * 1e6 / len(deltas),
+                "x_floor": ours / floor,
+                "reference_us_per_delta": ours / floor * REFERENCE_FLOOR_US,
+            }
+            progress.step(f"{grammar} {name} /{size} {engine}")
+            row.update(per_delta_profile(grammar, deltas, engine))
+            row["peak_memory_kb"] = peak_memory_kb(grammar, deltas, engine)
+            if naive_ms is not None:
+                row["naive_total_ms"] = naive_ms
+                row["x_naive"] = ours * 1e3 / naive_ms
+            progress.step(f"{grammar} {name} /{size} {engine} profile")
+            rows.append(row)
 
-    growth: dict[str, dict[str, Any]] = {}
-    ratios: dict[str, list[float]] = {}
+    growth: dict[str, dict[str, dict[str, Any]]] = {engine: {} for engine in engines}
+    ratios: dict[tuple[str, str], list[float]] = {}
     for _ in range(max(3, repeats)):  # sizes back to back in each round; the ratio within the round
         for grammar in GRAMMARS:
-            spent = {
-                size: _timed(functools.partial(run_toolparse, grammar, deltas))
-                for g, size, deltas in growth_jobs
-                if g == grammar
-            }
-            for size, value in spent.items():
-                growth.setdefault(grammar, {}).setdefault(str(size), []).append(value * 1e3)
-            if 1_000_000 in spent:
-                ratios.setdefault(grammar, []).append(spent[1_000_000] / spent[100_000])
+            for engine in engines:
+                spent = {
+                    size: _timed(functools.partial(run_toolparse, grammar, deltas, engine))
+                    for g, size, deltas in growth_jobs
+                    if g == grammar
+                }
+                for size, value in spent.items():
+                    growth[engine].setdefault(grammar, {}).setdefault(str(size), []).append(value * 1e3)
+                if 1_000_000 in spent:
+                    ratios.setdefault((engine, grammar), []).append(spent[1_000_000] / spent[100_000])
     for grammar in GRAMMARS:
         progress.step(f"growth {grammar}")
     naive_growth: dict[str, float] = {}
@@ -322,14 +352,18 @@ def measure(quick: bool, repeats: int) -> dict[str, Any]:
         for size in (10_000, 30_000):
             deltas = chunks(long_argument("hermes", size), 4)
             naive_growth[str(size)] = _timed(functools.partial(run_naive, deltas)) * 1e3
-    for grammar, table in growth.items():
-        for label in list(table):
-            table[label] = statistics.median(table[label])
-        if grammar in ratios:
-            table["ratio_1mb_100kb"] = statistics.median(ratios[grammar])
-        table["ratio_100kb_10kb"] = table["100000"] / table["10000"]
+    for engine, tables in growth.items():
+        for grammar, table in tables.items():
+            for label in list(table):
+                table[label] = statistics.median(table[label])
+            if (engine, grammar) in ratios:
+                table["ratio_1mb_100kb"] = statistics.median(ratios[engine, grammar])
+            table["ratio_100kb_10kb"] = table["100000"] / table["10000"]
 
+    both = len(engines) > 1
     return {
+        "engine": "both" if both else engines[0],
+        "engines": list(engines),
         "machine": {
             "python": sys.version.split()[0],
             "platform": platform.platform(),
@@ -338,25 +372,47 @@ def measure(quick: bool, repeats: int) -> dict[str, Any]:
         "quick": quick,
         "repeats": repeats,
         "rows": rows,
-        "growth_ms": growth,
+        # (one engine: grammar -> table, as before engines were chosen; both: engine -> grammar -> table)
+        "growth_ms": growth if both else growth[engines[0]],
         "naive_growth_ms": naive_growth,
-        "targets": targets(rows, growth),
+        "targets": [
+            check
+            for engine in engines
+            for check in targets(
+                [r for r in rows if r["engine"] == engine], growth[engine], engine if both else None
+            )
+        ],
     }
 
 
-def targets(rows: list[dict[str, Any]], growth: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def growth_by_engine(report: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    """A report's growth tables, engine -> grammar -> table, whichever its shape."""
+    engines = report.get("engines") or [report.get("engine", "python")]
+    if len(engines) > 1:
+        tables: dict[str, dict[str, dict[str, Any]]] = report["growth_ms"]
+        return tables
+    return {engines[0]: report["growth_ms"]}
+
+
+def targets(
+    rows: list[dict[str, Any]], growth: dict[str, dict[str, Any]], engine: str | None = None
+) -> list[dict[str, Any]]:
     """The project's targets, checked on this run's figures: each scenario in
-    4-character deltas within its multiple of the floor, and linear growth."""
+    4-character deltas within its multiple of the floor, and linear growth.
+    ``engine``: the engine the figures are of, named in each target (where
+    the report holds more than one)."""
     checks = []
+    prefix = f"[{engine}] " if engine else ""
     for row in rows:
         limit = TARGET_X_FLOOR.get(row["scenario"])
         if limit is None or row["delta_chars"] != 4:
             continue
         checks.append(
             {
-                "target": f"{row['grammar']}: {row['scenario']} within {limit:g}x of the floor",
+                "target": f"{prefix}{row['grammar']}: {row['scenario']} within {limit:g}x of the floor",
                 "value": round(row["x_floor"], 2),
                 "met": row["x_floor"] <= limit,
+                **({"engine": engine} if engine else {}),
             }
         )
     for grammar, table in growth.items():
@@ -364,16 +420,65 @@ def targets(rows: list[dict[str, Any]], growth: dict[str, dict[str, Any]]) -> li
         if ratio is not None:
             checks.append(
                 {
-                    "target": f"{grammar}: 1 MB / 100 KB time ratio <= {TARGET_GROWTH:g}",
+                    "target": f"{prefix}{grammar}: 1 MB / 100 KB time ratio <= {TARGET_GROWTH:g}",
                     "value": round(ratio, 2),
                     "met": ratio <= TARGET_GROWTH,
+                    **({"engine": engine} if engine else {}),
                 }
             )
     return checks
 
 
+ENGINE_NAMES = {"native": "the native core, toolparse._native", "python": "the Python reference"}
+
+
+def engine_line(report: dict[str, Any]) -> str:
+    """The report's first line: which engine ran (or which two, side by side)."""
+    engines = report.get("engines") or [report.get("engine", "python")]
+    named = [f"{engine} ({ENGINE_NAMES.get(engine, engine)})" for engine in engines]
+    if len(named) > 1:
+        return f"engines: {' and '.join(named)}, in the same interleaved rounds against the same floor"
+    return f"engine: {named[0]}"
+
+
 def print_report(report: dict[str, Any], out: Any = None) -> None:
     out = out or sys.stdout
+    print(engine_line(report) + "\n", file=out)
+    engines = report.get("engines") or [report.get("engine", "python")]
+    if len(engines) > 1:
+        _print_side_by_side(report, engines, out)
+    else:
+        _print_rows(report, out)
+    print("\ngrowth (total ms for one call with a long argument, 4-char deltas):", file=out)
+    for engine, tables in growth_by_engine(report).items():
+        indent = "  "
+        if len(engines) > 1:
+            print(f"  {engine}:", file=out)
+            indent = "    "
+        for grammar, table in tables.items():
+            sizes = "  ".join(f"{int(k) // 1000} KB: {v:.1f}" for k, v in table.items() if k.isdigit())
+            ratios = "  ".join(f"{k}: {v:.2f}" for k, v in table.items() if k.startswith("ratio"))
+            print(f"{indent}{grammar:12} {sizes}   {ratios}", file=out)
+    naive_growth = report.get("naive_growth_ms") or {}
+    if naive_growth:
+        sizes = "  ".join(f"{int(k) // 1000} KB: {v:.1f}" for k, v in naive_growth.items())
+        print(f"  {'naive':12} {sizes}   (hermes; quadratic)", file=out)
+    naive = [r for r in report["rows"] if "naive_total_ms" in r]
+    if naive:
+        print("\nnaive re-parse per delta (hermes), total ms vs toolparse:", file=out)
+        for r in naive:
+            ours = f"toolparse ({r['engine']})" if len(engines) > 1 else "toolparse"
+            print(
+                f"  {r['scenario']:22} /{r['delta_chars']:<3} naive {r['naive_total_ms']:.1f} ms, "
+                f"{ours} {r['total_ms']:.1f} ms (naive / toolparse = {1 / r['x_naive']:.1f})",
+                file=out,
+            )
+    print("\ntargets:", file=out)
+    for check in report["targets"]:
+        print(f"  [{'met' if check['met'] else 'MISSED'}] {check['target']}: {check['value']}", file=out)
+
+
+def _print_rows(report: dict[str, Any], out: Any) -> None:
     header = (
         f"{'grammar':12} {'scenario':22} {'delta':>5} {'mean us':>8} {'x floor':>8} {'median us':>9} "
         f"{'p99 us':>8} {'MB/s':>6} {'call us':>8} {'peak KB':>8}"
@@ -394,27 +499,58 @@ def print_report(report: dict[str, Any], out: Any = None) -> None:
         "timed pass; call us: median time of the feed() that completed a call.",
         file=out,
     )
-    print("\ngrowth (total ms for one call with a long argument, 4-char deltas):", file=out)
-    for grammar, table in report["growth_ms"].items():
-        sizes = "  ".join(f"{int(k) // 1000} KB: {v:.1f}" for k, v in table.items() if k.isdigit())
-        ratios = "  ".join(f"{k}: {v:.2f}" for k, v in table.items() if k.startswith("ratio"))
-        print(f"  {grammar:12} {sizes}   {ratios}", file=out)
-    naive_growth = report.get("naive_growth_ms") or {}
-    if naive_growth:
-        sizes = "  ".join(f"{int(k) // 1000} KB: {v:.1f}" for k, v in naive_growth.items())
-        print(f"  {'naive':12} {sizes}   (hermes; quadratic)", file=out)
-    naive = [r for r in report["rows"] if "naive_total_ms" in r]
-    if naive:
-        print("\nnaive re-parse per delta (hermes), total ms vs toolparse:", file=out)
-        for r in naive:
-            print(
-                f"  {r['scenario']:22} /{r['delta_chars']:<3} naive {r['naive_total_ms']:.1f} ms, "
-                f"toolparse {r['total_ms']:.1f} ms (naive / toolparse = {1 / r['x_naive']:.1f})",
-                file=out,
-            )
-    print("\ntargets:", file=out)
-    for check in report["targets"]:
-        print(f"  [{'met' if check['met'] else 'MISSED'}] {check['target']}: {check['value']}", file=out)
+
+
+def side_by_side(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows of a report of two engines (or more) paired: one entry per
+    grammar, scenario and delta size, each engine's row under its name."""
+    paired: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for r in report["rows"]:
+        key = (r["grammar"], r["scenario"], r["delta_chars"])
+        entry = paired.setdefault(
+            key,
+            {
+                "grammar": r["grammar"],
+                "scenario": r["scenario"],
+                "delta_chars": r["delta_chars"],
+                "floor_us_per_delta": r["floor_us_per_delta"],
+            },
+        )
+        entry[r["engine"]] = r
+    return list(paired.values())
+
+
+def _print_side_by_side(report: dict[str, Any], engines: Sequence[str], out: Any) -> None:
+    first, second = engines[0], engines[1]
+    columns = "".join(f" {e + ' us':>10} {e + ' x':>9}" for e in engines)
+    speedup = f"{first}/{second}"
+    header = f"{'grammar':12} {'scenario':22} {'delta':>5} {'floor us':>8}{columns} {speedup:>14}"
+    print(header, file=out)
+    print("-" * len(header), file=out)
+    speedups: list[float] = []
+    for entry in side_by_side(report):
+        figures = "".join(f" {entry[e]['us_per_delta']:>10.2f} {entry[e]['x_floor']:>9.1f}" for e in engines)
+        ratio = entry[first]["total_ms"] / entry[second]["total_ms"]
+        if entry["delta_chars"] == 4:
+            speedups.append(ratio)
+        print(
+            f"{entry['grammar']:12} {entry['scenario']:22} {entry['delta_chars']:>5} "
+            f"{entry['floor_us_per_delta']:>8.3f}{figures} {ratio:>14.2f}",
+            file=out,
+        )
+    print(
+        f"\n<engine> us: total time over the number of deltas (median of interleaved rounds); "
+        f"<engine> x: its ratio to the floor in the same rounds;\n{speedup}: the {first} engine's "
+        f"time over the {second} engine's (above 1: {second} is faster). Every figure of each engine "
+        "(median/p99 per feed, call latency, peak memory) is in --output's rows.",
+        file=out,
+    )
+    if speedups:
+        print(
+            f"{speedup} in 4-character deltas: median {statistics.median(speedups):.2f}, "
+            f"from {min(speedups):.2f} to {max(speedups):.2f} over {len(speedups)} rows",
+            file=out,
+        )
 
 
 def plot(report: dict[str, Any], path: Path) -> bool:
@@ -427,9 +563,16 @@ def plot(report: dict[str, Any], path: Path) -> bool:
     except ImportError:
         return False
     fig, ax = plt.subplots(figsize=(6, 4))
-    for grammar, table in report["growth_ms"].items():
-        sizes = sorted(int(k) for k in table if k.isdigit())
-        ax.plot([s / 1000 for s in sizes], [table[str(s)] for s in sizes], marker="o", label=grammar)
+    by_engine = growth_by_engine(report)
+    for colour, (engine, tables) in enumerate(by_engine.items()):
+        for n, (grammar, table) in enumerate(tables.items()):
+            sizes = sorted(int(k) for k in table if k.isdigit())
+            xs, ys = [s / 1000 for s in sizes], [table[str(s)] for s in sizes]
+            if len(by_engine) == 1:
+                ax.plot(xs, ys, marker="o", label=grammar)
+            else:  # (one colour per engine, every grammar in it)
+                label = f"{engine} ({len(tables)} grammars)" if n == 0 else None
+                ax.plot(xs, ys, marker="o", color=f"C{colour}", alpha=0.5, label=label)
     naive = report.get("naive_growth_ms") or {}
     if naive:
         sizes = sorted(int(k) for k in naive)
@@ -460,10 +603,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run(parser.parse_args(argv))
 
 
-def replay(path: str, input_format: str, grammar: str, tools: Any, repeats: int) -> dict[str, Any]:
+def replay(
+    path: str, input_format: str, grammar: str, tools: Any, repeats: int, engine: str | None = None
+) -> dict[str, Any]:
     """A recorded stream, replayed in its real chunk boundaries: the parse time
     per delta (median, p99) and per call (from the delta that brought a call's
-    last character to its ``ToolCall``), against the floor in the same run."""
+    last character to its ``ToolCall``), against the floor in the same run,
+    under ``engine`` (None: the default engine)."""
+    engine = engine or default_engine()
     from toolparse.recorded import iter_deltas
 
     def skipped(line: int, message: str) -> None:
@@ -479,7 +626,7 @@ def replay(path: str, input_format: str, grammar: str, tools: Any, repeats: int)
     clock = time.perf_counter_ns
     for _ in range(max(1, repeats)):
         floor_ms.append(_timed(functools.partial(run_floor, deltas)) * 1000)
-        parser = StreamParser(grammar, tools)
+        parser = StreamParser(grammar, tools, engine=engine)
         times: list[int] = []
         ends: list[int] = []  # input position after each delta
         position = covered = 0
@@ -508,6 +655,7 @@ def replay(path: str, input_format: str, grammar: str, tools: Any, repeats: int)
     floor = statistics.median(floor_ms)
     total = statistics.median(total_ms)
     return {
+        "engine": engine,
         "file": path,
         "grammar": grammar,
         "deltas": len(deltas),
@@ -541,6 +689,7 @@ def print_replay(report: dict[str, Any]) -> None:
     def us(value: float | None) -> str:
         return "-" if value is None else f"{value:.2f} us"
 
+    print(engine_line(report))
     print(
         f"{report['file']}: {report['deltas']} deltas, {report['characters']} characters, "
         f"grammar {report['grammar']}: {report['calls']} calls, {report['errors']} errors"
@@ -575,20 +724,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--grammar", "-g", default="hermes", help="(with --replay) the wire format (default hermes)"
     )
     parser.add_argument("--tools", metavar="TOOLS.json", help="(with --replay) declared tools")
+    parser.add_argument(
+        "--engine",
+        choices=[*ENGINES, "both"],
+        default=None,
+        help="the engine measured: native (the native core), python (the reference), or both, "
+        "in the same interleaved rounds, their ratios to the floor side by side (default: the "
+        f"default engine, here {default_engine()})",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    engines = engines_for(getattr(args, "engine", None))
     if args.replay:
         from toolparse.tools import load_tools_file
 
         tools = load_tools_file(args.tools) if args.tools else None
-        report = replay(args.replay, args.input, args.grammar, tools, args.repeats or 5)
-        print_replay(report)
+        replays = []
+        for engine in engines:
+            replays.append(replay(args.replay, args.input, args.grammar, tools, args.repeats or 5, engine))
+            print_replay(replays[-1])
         if args.output:
-            Path(args.output).write_text(json.dumps(report, indent=2))
+            written = replays[0] if len(replays) == 1 else {"engine": "both", "replays": replays}
+            Path(args.output).write_text(json.dumps(written, indent=2))
         return 0
     repeats = args.repeats or (2 if args.quick else 3)
-    report = measure(args.quick, repeats)
+    report = measure(args.quick, repeats, engines)
     print_report(report)
     if args.output:
         Path(args.output).write_text(json.dumps(report, indent=2, allow_nan=False))  # strict JSON

@@ -8,6 +8,12 @@ suite's shared matrix uses the same fragments, so a long fuzz run explores
 the same space as the tests, further. Needs hypothesis
 (``pip install toolparse[fuzz]``).
 
+``--compare`` also runs each example through both engines, the native core
+and the Python reference (:mod:`toolparse.engine.native`), with the same
+options, ids and deltas, and fails on the first ``feed`` or ``close`` whose
+events (or error) differ: invariant 5 of :mod:`toolparse.invariants`, checked
+with the others on every example (the native core must be built).
+
 A failing input is shrunk by hypothesis and written to a JSON file
 (grammar, tools, text, deltas) that reproduces it; the exit status is then 1.
 """
@@ -25,6 +31,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from toolparse.engine import native
 from toolparse.errors import ToolparseError, UnknownGrammarError
 from toolparse.grammars import AUTO, ENTRIES, get_entry
 
@@ -33,7 +40,9 @@ DESCRIPTION = (
     "options, to every grammar, and check the invariants (conservation, chunking independence, "
     "reconciliation, every started call ends, the same events with no lane armed: lanes=False); "
     "also check that pathological outputs parse in "
-    "linear time. A failure is shrunk and written to a JSON file that --replay runs again."
+    "linear time. With --compare, also check that the native core and the Python reference give "
+    "the same events, feed by feed. A failure is shrunk and written to a JSON file that --replay "
+    "runs again."
 )
 
 
@@ -200,7 +209,8 @@ def check_example(
 ) -> None:
     """Every invariant for one input under ``options``; raises AssertionError.
     Only documented usage errors (:class:`ToolparseError`) may be raised by
-    the parser, and none is expected here."""
+    the parser, and none is expected here. (``--compare`` checks the engines
+    after it: :func:`compare_engines`.)"""
     from toolparse.invariants import check_all
 
     options = dict(options) if options is not None else {"tools": tools_of(grammar)}
@@ -217,7 +227,32 @@ def check_example(
             tracemalloc.stop()
 
 
-def _explorer(grammar: str, last: dict[str, Any], examples: int, seed_value: int) -> Any:
+def compare_engines(
+    grammar: str, text: str, deltas: Sequence[str], options: dict[str, Any] | None = None
+) -> None:
+    """The native core against the Python reference (invariant 5,
+    :func:`toolparse.invariants.check_engines`), event for event in each feed:
+    in ``deltas``, in one-character deltas (where the lanes take the most), and
+    in ``deltas`` with no lane armed (``lanes=False``)."""
+    from toolparse.invariants import check_engines
+
+    options = dict(options) if options is not None else {"tools": tools_of(grammar)}
+    chunkings: list[tuple[str, Sequence[str], dict[str, Any]]] = [
+        ("the deltas", deltas, options),
+        ("one-character deltas", list(text), options),
+    ]
+    if "lanes" not in options:
+        chunkings.append(("the deltas, lanes=False", deltas, {**options, "lanes": False}))
+    for name, pieces, chosen in chunkings:
+        try:
+            check_engines(grammar, pieces, **chosen)
+        except AssertionError as exc:
+            raise AssertionError(f"in {name}: {exc}") from None
+
+
+def _explorer(
+    grammar: str, last: dict[str, Any], examples: int, seed_value: int, compare: bool = False
+) -> Any:
     """A hypothesis test over ``grammar``'s outputs and options; ``last`` keeps the input in hand."""
     from hypothesis import HealthCheck, given, seed, settings
     from hypothesis import strategies as st
@@ -238,6 +273,8 @@ def _explorer(grammar: str, last: dict[str, Any], examples: int, seed_value: int
         options = data.draw(parser_options(grammar))
         last.update(grammar=grammar, text=text, deltas=deltas, options=options)
         check_example(grammar, text, deltas, options, memory=len(text) > 2000)
+        if compare:
+            compare_engines(grammar, text, deltas, options)
 
     return explore
 
@@ -252,6 +289,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed", type=int, default=None, help="seed of the examples (default: a new one, printed)"
     )
     parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="also run every example through both engines (the native core and the Python "
+        "reference: same options, ids and deltas) and fail on the first feed whose events or "
+        "error differ (needs the native core built)",
+    )
+    parser.add_argument(
         "--failure-file", default="toolparse-fuzz-failure.json", help="where a failing input is written"
     )
     parser.add_argument(
@@ -263,19 +307,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_NO_NATIVE = (
+    "toolparse fuzz{what}: the native core (toolparse._native) is not built in this installation: "
+    "there is no engine to compare the Python reference with (install toolparse where a Rust "
+    "toolchain is found; see the README)"
+)
+
+
 def _describe_failure(exc: BaseException) -> str:
     if isinstance(exc, ToolparseError):
         return f"usage error raised on model data: {exc!r}"
     return f"{type(exc).__name__}: {exc}"
 
 
-def _replay(path: str) -> int:
+def _replay(path: str, compare: bool = False) -> int:
+    """Run the failure file ``path`` again (``compare``: the engines too, as
+    they are for a failure ``--compare`` wrote)."""
     try:
         case = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
         raise ToolparseError(f"cannot read the failure file {path!r}: {exc}") from exc
+    compare = compare or bool(case.get("compare"))
+    if compare and not native.AVAILABLE:
+        print(_NO_NATIVE.format(what=f" --replay {path} (a failure of --compare)"), file=sys.stderr)
+        return 2
     try:
         check_example(case["grammar"], case["text"], case["deltas"], case.get("options"))
+        if compare:
+            compare_engines(case["grammar"], case["text"], case["deltas"], case.get("options"))
     except Exception as exc:
         print(f"still failing: {_describe_failure(exc)[:500]}", file=sys.stderr)
         return 1
@@ -302,8 +361,12 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         print("toolparse fuzz needs hypothesis: pip install 'toolparse[fuzz]'", file=sys.stderr)
         return 2
+    compare = bool(getattr(args, "compare", False))
     if args.replay:
-        return _replay(args.replay)
+        return _replay(args.replay, compare)
+    if compare and not native.AVAILABLE:
+        print(_NO_NATIVE.format(what=" --compare"), file=sys.stderr)
+        return 2
     try:  # (an alias stands for its grammar)
         grammars = [
             name if name == AUTO.name else get_entry(name).grammar.name
@@ -313,7 +376,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"toolparse fuzz: {exc}", file=sys.stderr)
         return 2
     base_seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
-    print(f"toolparse fuzz: seed {base_seed} (run again with --seed {base_seed})", file=sys.stderr)
+    engines = f"invariants checked on the {native.default_engine()} engine"
+    if compare:
+        engines += ", and each example run under both engines and compared feed by feed (--compare)"
+    print(f"toolparse fuzz: seed {base_seed} (run again with --seed {base_seed}); {engines}", file=sys.stderr)
     if args.growth_size:
         problem = _check_growth(args.growth_size)
         if problem is not None:
@@ -328,12 +394,12 @@ def run(args: argparse.Namespace) -> int:
         for k, grammar in enumerate(grammars):
             last: dict[str, Any] = {}
             seed_value = (base_seed * 1_000_003 + batch * 7919 + k) % (1 << 63)
-            explore = _explorer(grammar, last, per_batch, seed_value)
+            explore = _explorer(grammar, last, per_batch, seed_value, compare)
             try:
                 explore()
             except Exception as exc:  # any failure is a finding: assertion, crash, usage error
                 message = _describe_failure(exc)
-                case = {**last, "seed": base_seed, "batch": batch, "failure": message}
+                case = {**last, "seed": base_seed, "batch": batch, "compare": compare, "failure": message}
                 Path(args.failure_file).write_text(json.dumps(case, indent=2))  # ASCII: lone surrogates too
                 print(
                     f"\nFAILED in {grammar}: {message[:300]}\nreproducible case written to "
@@ -347,9 +413,10 @@ def run(args: argparse.Namespace) -> int:
         batch += 1
         if deadline is None or time.monotonic() >= deadline:
             break
+    agreed = ", and the native and python engines gave the same events feed by feed" if compare else ""
     print(
         f"\n{total} examples over {len(grammars)} grammars, options drawn, seed {base_seed}: "
-        "every invariant held",
+        f"every invariant held{agreed}",
         file=sys.stderr,
     )
     return 0

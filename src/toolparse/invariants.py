@@ -11,19 +11,25 @@ by ``toolparse fuzz``.
    arguments JSON, and every announced call ends in exactly one ToolCall or
    ToolCallError;
 4. reasoning: while reasoning is open, nothing but reasoning comes out (no
-   call, no error, no visible text).
+   call, no error, no visible text);
+5. engines: the native core and the Python reference (``engine="native"``
+   and ``engine="python"``, see :mod:`toolparse.engine.native`) give the same
+   events from the same deltas, feed by feed, and raise the same errors.
 
 Each check raises ``AssertionError`` with what went wrong.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from toolparse.engine.core import join_surrogate_pairs
 from toolparse.engine.declare import Grammar, Reasoning
+from toolparse.engine.native import use_native
 from toolparse.events import (
     Event,
     ReasoningDelta,
@@ -189,3 +195,100 @@ def check_all(
 
 def _forced(choice: Any) -> bool:
     return choice is not None and choice not in ("auto", "none")
+
+
+# -- 5. the engines -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One call made to a parser, and what came of it (see :func:`engine_steps`)."""
+
+    call: str
+    """The call: ``"StreamParser(...)"``, ``"feed(deltas[3])"``, ``"close()"``, ..."""
+    outcome: tuple[Any, ...]
+    """What is compared: ``("events", list type, ((event class, repr), ...))`` or
+    ``("raised", exception class, message, class of its cause)``. (The reprs, not
+    ``==``: a key order, ``True`` for ``1`` or ``-0.0`` for ``0.0`` differ too.)"""
+    shown: str
+    """The events or the error, for a message."""
+    lane: str | None
+    """The lane armed after the call (:attr:`Engine.lane`)."""
+
+
+def engine_steps(grammar: str | Grammar, deltas: Sequence[str], engine: str, **options: Any) -> list[Step]:
+    """What the engine ``engine`` does with ``deltas``, call by call: the parser
+    built, each ``feed``, ``close``, and one ``feed`` after it (the error a
+    closed or latched parser raises). An exception is an outcome like any
+    other: the calls go on (a latched parser raises its error again)."""
+    options.setdefault("seed", 7)
+    try:
+        parser = StreamParser(grammar, engine=engine, **options)
+    except Exception as exc:
+        return [Step("StreamParser(...)", *_raised(exc), None)]
+    assert parser.engine == engine, f"engine={engine!r} built a {parser.engine} parser"
+    steps = [Step("StreamParser(...)", *_outcome(list), parser.lane)]
+    for k, delta in enumerate(deltas):
+        steps.append(
+            Step(f"feed(deltas[{k}])", *_outcome(functools.partial(parser.feed, delta)), parser.lane)
+        )
+    steps.append(Step("close()", *_outcome(parser.close), parser.lane))
+    steps.append(Step("feed('') after close()", *_outcome(functools.partial(parser.feed, "")), parser.lane))
+    return steps
+
+
+def check_engines(grammar: str | Grammar, deltas: Sequence[str], **options: Any) -> None:
+    """Invariant 5: the native core gives the same events as the Python
+    reference for the same deltas, feed by feed (the raw lists each call
+    returned, not merged), raises the same errors (class and message), and arms
+    the same lanes. Raises ``AssertionError`` at the first call that differs
+    (and :class:`~toolparse.errors.InvalidOptionError` where the native core is
+    not built)."""
+    use_native("native")
+    reference = engine_steps(grammar, deltas, "python", **options)
+    native = engine_steps(grammar, deltas, "native", **options)
+    for ours, theirs in zip(reference, native, strict=False):
+        if ours.outcome != theirs.outcome:
+            raise AssertionError(_difference(ours, theirs, deltas))
+    if len(reference) != len(native):  # (unreachable: a parser built by one and not the other differs first)
+        raise AssertionError(f"the engines made {len(reference)} and {len(native)} calls")
+    for ours, theirs in zip(reference, native, strict=True):
+        if ours.lane != theirs.lane:
+            raise AssertionError(
+                f"the engines armed different lanes after {ours.call} (the same events so far): "
+                f"python {ours.lane!r}, native {theirs.lane!r}"
+            )
+
+
+def _outcome(call: Callable[[], Sequence[Event]]) -> tuple[tuple[Any, ...], str]:
+    """What ``call`` returned or raised: the outcome compared, and how it is shown."""
+    try:
+        events = call()
+    except Exception as exc:
+        return _raised(exc)
+    return ("events", type(events), tuple((type(e), repr(e)) for e in events)), repr(events)
+
+
+def _raised(exc: Exception) -> tuple[tuple[Any, ...], str]:
+    cause = None if exc.__cause__ is None else type(exc.__cause__)
+    return ("raised", type(exc), str(exc), cause), f"raised {type(exc).__name__}: {exc}"
+
+
+def _difference(ours: Step, theirs: Step, deltas: Sequence[str]) -> str:
+    where = ours.call
+    if where.startswith("feed(deltas["):
+        k = int(where[len("feed(deltas[") : where.index("]")])
+        where += f" of {len(deltas)} (delta {deltas[k]!r:.80})"
+    first = ""
+    if ours.outcome[0] == theirs.outcome[0] == "events":
+        mine, other = ours.outcome[2], theirs.outcome[2]
+        if ours.outcome[1] is not theirs.outcome[1]:
+            first = f": python returned a {ours.outcome[1].__name__}, native a {theirs.outcome[1].__name__}"
+        else:
+            k = next(k for k in range(max(len(mine), len(other))) if mine[k : k + 1] != other[k : k + 1])
+            python = mine[k][1] if k < len(mine) else "nothing"
+            native = other[k][1] if k < len(other) else "nothing"
+            first = f", event {k}: python {python:.300}, native {native:.300}"
+    return (
+        f"the engines differ at {where}{first}\n  python: {ours.shown:.1500}\n  native: {theirs.shown:.1500}"
+    )
