@@ -439,6 +439,7 @@ def test_a_parser_refuses_to_be_copied_under_both_engines(engine: str, how: str)
 
     parser = StreamParser("hermes", TOOLS, engine=engine, seed=1)
     parser.feed('<tool_call>{"name": "f", "arguments": {"text": "a')
-    copier: Callable[[Any], Any] = {"copy": copy.copy, "deepcopy": copy.deepcopy, "pickle": pickle.dumps}[how]
+    copiers: dict[str, Callable[[Any], Any]] = {"copy": copy.copy, "deepcopy": copy.deepcopy, "pickle": pickle.dumps}
+    copier = copiers[how]
     with pytest.raises(TypeError, match="it holds one stream's state"):
         copier(parser)
