@@ -439,7 +439,11 @@ def test_a_parser_refuses_to_be_copied_under_both_engines(engine: str, how: str)
 
     parser = StreamParser("hermes", TOOLS, engine=engine, seed=1)
     parser.feed('<tool_call>{"name": "f", "arguments": {"text": "a')
-    copiers: dict[str, Callable[[Any], Any]] = {"copy": copy.copy, "deepcopy": copy.deepcopy, "pickle": pickle.dumps}
+    copiers: dict[str, Callable[[Any], Any]] = {
+        "copy": copy.copy,
+        "deepcopy": copy.deepcopy,
+        "pickle": pickle.dumps,
+    }
     copier = copiers[how]
     with pytest.raises(TypeError, match="it holds one stream's state"):
         copier(parser)
