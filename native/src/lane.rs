@@ -53,7 +53,7 @@ fn lanes(py: Python<'_>) -> PyResult<&LaneModule> {
 #[pyclass(module = "toolparse._native")]
 pub struct Lane {
     #[pyo3(get)]
-    name: String,
+    name: Py<PyString>,
     #[pyo3(get)]
     pub sink: Option<PyObject>,
     #[pyo3(get)]
@@ -66,7 +66,7 @@ pub struct Lane {
     more: Option<PyObject>,
     /// `more` is a pattern the native code cannot read: Python searches it.
     more_is_pattern: bool,
-    more_stops: StopSet,
+    more_stops: Option<Box<StopSet>>,
     /// `stop`, `stop2`, `stop3` and `more` (when it is a set of characters).
     pub stops: StopSet,
     pub rule: Unprintable,
@@ -76,7 +76,7 @@ pub struct Lane {
     pub room: i64,
     /// (the text lane) the lexicon of literal openers looked for, and its words.
     openers: Option<PyObject>,
-    pub literals: Option<Literals>,
+    pub literals: Option<Box<Literals>>,
 }
 
 fn single(stop: &Bound<'_, PyString>) -> PyResult<Option<u32>> {
@@ -91,7 +91,7 @@ fn single(stop: &Bound<'_, PyString>) -> PyResult<Option<u32>> {
 
 impl Lane {
     fn restop(&mut self, py: Python<'_>) -> PyResult<()> {
-        let mut stops = self.more_stops.clone();
+        let mut stops = self.more_stops.as_deref().cloned().unwrap_or_default();
         for stop in [&self.stop, &self.stop2, &self.stop3] {
             match single(stop.bind(py))? {
                 None => stops.every = true,
@@ -109,15 +109,17 @@ impl Lane {
     }
 
     fn set_more(&mut self, py: Python<'_>, more: Option<PyObject>) -> PyResult<()> {
-        self.more_stops = StopSet::new();
+        self.more_stops = None;
         self.more_is_pattern = false;
         if let Some(pattern) = &more {
             let known = lanes(py)?.more_chars.bind(py).get_item(pattern)?;
             match known {
                 Some(chars) => {
+                    let mut more = StopSet::new();
                     for c in chars.downcast::<PyString>()?.to_cow()?.chars() {
-                        self.more_stops.add(c as u32);
+                        more.add(c as u32);
                     }
+                    self.more_stops = Some(Box::new(more));
                 }
                 None => self.more_is_pattern = true,
             }
@@ -130,7 +132,7 @@ impl Lane {
     /// stands all the same: no newline or surrogate, and no literal opener
     /// begins in it, whole or cut at its end. None: Python must say.
     pub fn still_plain(&self, delta: &Bound<'_, PyString>) -> Option<bool> {
-        let literals = self.literals.as_ref()?;
+        let literals = self.literals.as_deref()?;
         if self.more_is_pattern {
             return None;
         }
@@ -193,7 +195,7 @@ impl Lane {
     #[pyo3(signature = (name, sink, other = None, **options))]
     fn new(
         py: Python<'_>,
-        name: String,
+        name: Bound<'_, PyString>,
         sink: Option<PyObject>,
         other: Option<PyObject>,
         options: Option<&Bound<'_, PyDict>>,
@@ -218,7 +220,7 @@ impl Lane {
             Some(p) if p.is(&module.any) => Unprintable::Any,
             Some(_) => Unprintable::Pattern,
         };
-        let kind = match name.as_str() {
+        let kind = match &*name.to_cow()? {
             "text" => Kind::Text,
             "gather" => Kind::Gather,
             "string" => Kind::String,
@@ -229,7 +231,7 @@ impl Lane {
         let mut stops = StopSet::new();
         stops.every = true;
         Ok(Lane {
-            name,
+            name: name.unbind(),
             sink,
             other,
             unprintable,
@@ -238,7 +240,7 @@ impl Lane {
             stop3: every,
             more: None,
             more_is_pattern: false,
-            more_stops: StopSet::new(),
+            more_stops: None,
             stops,
             rule,
             kind,
@@ -359,7 +361,7 @@ impl Lane {
                 for word in lexicon.bind(py).getattr(pyo3::intern!(py, "literals"))?.try_iter()? {
                     words.push(word?.downcast::<PyString>()?.to_cow()?.chars().map(|c| c as u32).collect());
                 }
-                Some(Literals::new(words))
+                Some(Box::new(Literals::new(words)))
             }
         };
         self.openers = openers;

@@ -6,18 +6,13 @@
 //! [`look`] reads any of the three in one pass.
 
 /// The characters a lane stops at.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct StopSet {
-    ascii: [bool; 128],
+    /// The ASCII ones, a bit each.
+    ascii: u128,
     others: Vec<u32>,
     /// A stop found in every delta (Python's `"" in delta`): nothing is taken.
     pub every: bool,
-}
-
-impl Default for StopSet {
-    fn default() -> Self {
-        StopSet { ascii: [false; 128], others: Vec::new(), every: false }
-    }
 }
 
 impl StopSet {
@@ -29,17 +24,26 @@ impl StopSet {
     /// Add the code point `c`.
     pub fn add(&mut self, c: u32) {
         if c < 128 {
-            self.ascii[c as usize] = true;
+            self.ascii |= 1u128 << c;
         } else if !self.others.contains(&c) {
             self.others.push(c);
         }
+    }
+
+    /// Add every code point of `other`, and its `every`.
+    pub fn extend(&mut self, other: &StopSet) {
+        self.ascii |= other.ascii;
+        for &c in &other.others {
+            self.add(c);
+        }
+        self.every |= other.every;
     }
 
     /// Whether `c` stops.
     #[inline]
     pub fn contains(&self, c: u32) -> bool {
         if c < 128 {
-            self.ascii[c as usize]
+            self.ascii & (1u128 << c) != 0
         } else {
             !self.others.is_empty() && self.others.contains(&c)
         }
