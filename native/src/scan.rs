@@ -186,6 +186,105 @@ pub fn json_escaped<T: Copy + Into<u32>>(units: &[T]) -> Option<String> {
     Some(out)
 }
 
+/// `json.encoder.encode_basestring(text)[1:-1]`: quotes, backslashes and
+/// control characters escaped, everything else as it is.
+pub fn json_encoded<T: Copy + Into<u32>>(units: &[T]) -> String {
+    let mut out = String::with_capacity(units.len() + 8);
+    for &unit in units {
+        let c: u32 = unit.into();
+        match c {
+            0x22 => out.push_str("\\\""),
+            0x5C => out.push_str("\\\\"),
+            0x0A => out.push_str("\\n"),
+            0x0D => out.push_str("\\r"),
+            0x09 => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0C => out.push_str("\\f"),
+            c if c < 0x20 => out.push_str(&format!("\\u{c:04x}")),
+            c => out.push(char::from_u32(c).unwrap_or('\u{FFFD}')),
+        }
+    }
+    out
+}
+
+/// Where a value's text stops being plain text as it stands (the first match
+/// of `toolparse.engine.value._NOT_AS_IS`: markup, a control character, a
+/// surrogate, or a blank last line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Breaker {
+    /// Nowhere: the text is taken whole, JSON-encoded.
+    Nowhere,
+    /// A newline followed by nothing but spaces and tabs, here.
+    BlankLastLine(usize),
+    /// Another breaker, here.
+    At(usize),
+}
+
+fn is_value_breaker(c: u32) -> bool {
+    c == u32::from(b'<') || c <= 0x08 || (0x0B..=0x1F).contains(&c) || is_surrogate(c)
+}
+
+/// The [`Breaker`] of a value's text `units`.
+pub fn value_breaker<T: Copy + Into<u32>>(units: &[T]) -> Breaker {
+    // (only the last newline can be followed by nothing but blanks)
+    let mut q = units.len();
+    while q > 0 && matches!(units[q - 1].into(), 0x20 | 0x09) {
+        q -= 1;
+    }
+    let blank = (q > 0 && units[q - 1].into() == 0x0A).then(|| q - 1);
+    let limit = blank.unwrap_or(units.len());
+    match units[..limit].iter().position(|&u| is_value_breaker(u.into())) {
+        Some(p) => Breaker::At(p),
+        None => blank.map_or(Breaker::Nowhere, Breaker::BlankLastLine),
+    }
+}
+
+/// The most whitespace after a value's last newline that the fast path holds
+/// (`toolparse.engine.value._MAX_KEPT`).
+pub const MAX_KEPT: usize = 64;
+
+/// `ValueReader.fast_piece` for a value that reads no XML, is not wrapped and
+/// has no terminal awaiting confirmation, on text whose breaker is `breaker`
+/// (not `Nowhere`): where the text splits into what is taken (JSON-encoded)
+/// and what is kept for the next delta. None: the reader must say (a `<`
+/// that may begin a terminal, a CDATA section, a control character...).
+/// `listed` and `chars`: the value lexicon's `after_lt`.
+pub fn value_split<T: Copy + Into<u32>>(units: &[T], breaker: Breaker, listed: bool, chars: &StopSet) -> Option<usize> {
+    let n = units.len();
+    if let Breaker::BlankLastLine(last) = breaker {
+        return (n - last <= MAX_KEPT).then_some(last);
+    }
+    let mut end = n; // (the text taken or kept at a newline; what follows waits)
+    for lt in 0..n {
+        if units[lt].into() != u32::from(b'<') {
+            continue;
+        }
+        if lt + 1 == n {
+            end = lt; // (a terminal may begin here, cut by the text's end)
+            break;
+        }
+        let after: u32 = units[lt + 1].into();
+        if after == u32::from(b'!') || chars.contains(after) == listed {
+            return None; // (CDATA, or a terminal may begin here: the reader decides)
+        }
+    }
+    if units[..end].iter().any(|&u| {
+        let c: u32 = u.into();
+        c <= 0x08 || (0x0B..=0x1F).contains(&c) || is_surrogate(c)
+    }) {
+        return None;
+    }
+    let mut q = end;
+    while q > 0 && matches!(units[q - 1].into(), 0x20 | 0x09) {
+        q -= 1;
+    }
+    if q > 0 && units[q - 1].into() == 0x0A {
+        let last = q - 1;
+        return (n - last <= MAX_KEPT + (n - end)).then_some(last);
+    }
+    Some(end)
+}
+
 /// Literal openers: whether one begins in a delta, whole or cut at its end
 /// (the text lane's second look; `Engine._still_plain` in Python).
 #[derive(Clone, Debug, Default)]
@@ -286,6 +385,37 @@ mod tests {
     fn json_escaped_quotes_and_backslashes() {
         assert_eq!(json_escaped(&units("plain")), None);
         assert_eq!(json_escaped(&units(r#"say "hi" \ café"#)).as_deref(), Some(r#"say \"hi\" \\ café"#));
+    }
+
+    #[test]
+    fn value_breakers_and_splits() {
+        let none = StopSet::new();
+        let mut slash = StopSet::new();
+        slash.add(u32::from(b'/'));
+        assert_eq!(value_breaker(&units("plain \"text\" & more")), Breaker::Nowhere);
+        assert_eq!(value_breaker(&units("line\nnext")), Breaker::Nowhere);
+        assert_eq!(value_breaker(&units("line\n  \t")), Breaker::BlankLastLine(4));
+        assert_eq!(value_breaker(&units("x < 4\n")), Breaker::At(2));
+        assert_eq!(value_breaker(&units("a\rb")), Breaker::At(1));
+        // a '<' no terminal begins with ("x < 4", "<tag>"), then a blank last line
+        let text = units("if x < 4: \"<tag>\"\n  ");
+        let b = value_breaker(&text);
+        assert_eq!(value_split(&text, b, true, &slash), Some(17));
+        // a '<' that may begin a terminal: the reader decides
+        let text = units("a </b");
+        assert_eq!(value_split(&text, value_breaker(&text), true, &slash), None);
+        assert_eq!(value_split(&text, value_breaker(&text), false, &none), None);
+        // a '<' cut by the text's end waits, with what follows
+        let text = units("done <");
+        assert_eq!(value_split(&text, value_breaker(&text), true, &slash), Some(5));
+        let text = units("a <![CDATA[");
+        assert_eq!(value_split(&text, value_breaker(&text), true, &slash), None);
+        let text = units("a\u{1}<b");
+        assert_eq!(value_split(&text, value_breaker(&text), true, &slash), None);
+        let text = units(&format!("a\n{}", " ".repeat(70)));
+        assert_eq!(value_breaker(&text), Breaker::BlankLastLine(1));
+        assert_eq!(value_split(&text, value_breaker(&text), true, &slash), None);
+        assert_eq!(json_encoded(&units("a\"b\\c\nd\te\u{1}")), "a\\\"b\\\\c\\nd\\te\\u0001");
     }
 
     #[test]

@@ -19,7 +19,7 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use crate::events;
 use crate::lane::{Kind, Lane};
-use crate::scan::{json_escaped, json_text, JsonText};
+use crate::scan::{json_encoded, json_escaped, json_text, value_breaker, value_split, Breaker, JsonText, StopSet};
 
 /// The deltas the string lane takes before the engine joins them
 /// (`toolparse.engine.core._RUN`; a test checks that they agree).
@@ -50,6 +50,18 @@ pub struct Shell {
     thought: Option<Py<PyList>>,
     #[pyo3(get, set, name = "_thought_chars")]
     thought_chars: i64,
+    /// The value reader behind the string that streams (when it is a value).
+    value: Option<ValueString>,
+}
+
+/// What the native core knows of the value whose string streams: its string
+/// record (`Engine._string`), its reader, and the reader's lexicon's `after_lt`.
+struct ValueString {
+    string: PyObject,
+    reader: PyObject,
+    xml: bool,
+    listed: bool,
+    after_lt: StopSet,
 }
 
 /// Reasoning kept for a call in unclosed reasoning is trimmed past twice this
@@ -115,8 +127,15 @@ impl Shell {
             }
             return Ok(Taken::Events(events::call_delta(py, index.bind(py), id.bind(py), delta)?));
         }
-        if kind == Kind::String && !slf.borrow().string_value {
-            return Shell::json_string_piece(slf, lane, delta);
+        if kind == Kind::String {
+            let taken = if slf.borrow().string_value {
+                Shell::value_string_piece(slf, lane, delta)?
+            } else {
+                return Shell::json_string_piece(slf, lane, delta);
+            };
+            if let Some(taken) = taken {
+                return Ok(taken);
+            }
         }
         if kind == Kind::Text {
             // (a stop that begins no opener: the reference's _still_plain, natively)
@@ -184,6 +203,99 @@ impl Shell {
         events::call_delta(py, index.bind(py), id.bind(py), &piece)
     }
 
+    /// The value behind the string that streams, looked up once per string.
+    fn value_string<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, bool, bool, StopSet)> {
+        let py = slf.py();
+        let string = slf.getattr(intern!(py, "_string"))?;
+        if let Some(value) = &slf.borrow().value {
+            if value.string.is(&string) {
+                return Ok((value.reader.bind(py).clone(), value.xml, value.listed, value.after_lt.clone()));
+            }
+        }
+        let reader = string.getattr(intern!(py, "piece"))?.getattr(intern!(py, "__self__"))?;
+        let xml: bool = reader.getattr(intern!(py, "_xml"))?.extract()?;
+        let (listed, chars): (bool, Bound<'_, PyAny>) =
+            reader.getattr(intern!(py, "_lexicon"))?.getattr(intern!(py, "after_lt"))?.extract()?;
+        let mut after_lt = StopSet::new();
+        for c in chars.try_iter()? {
+            for c in c?.downcast::<PyString>()?.to_cow()?.chars() {
+                after_lt.add(c as u32);
+            }
+        }
+        slf.borrow_mut().value = Some(ValueString {
+            string: string.unbind(),
+            reader: reader.clone().unbind(),
+            xml,
+            listed,
+            after_lt: after_lt.clone(),
+        });
+        Ok((reader, xml, listed, after_lt))
+    }
+
+    /// (string lane, a value) The reference's `Engine._string_piece` for a
+    /// value, with `ValueReader.fast_piece` (see [`value_split`]) for a value
+    /// that reads no XML: text that is the value's as it stands streams,
+    /// JSON-encoded, and a last newline or a cut `<` waits for the next delta.
+    /// None: the reference must look (its `_string_piece`).
+    fn value_string_piece(slf: &Bound<'_, Self>, lane: &Py<Lane>, delta: &Bound<'_, PyString>) -> PyResult<Option<Taken>> {
+        let py = slf.py();
+        let kept = slf.borrow().kept.clone_ref(py).into_bound(py);
+        let had_kept = kept.len()? > 0;
+        let text = if had_kept { kept.add(delta)?.downcast_into::<PyString>()? } else { delta.clone() };
+        let length = text.len()?;
+        let (reader, xml, listed, after_lt) = Shell::value_string(slf)?;
+        if xml {
+            return Ok(None); // (entities: the reference decodes them)
+        }
+        let breaker = unsafe { crate::with_units!(text.as_ptr(), units => value_breaker(units)) };
+        let split = if breaker == Breaker::Nowhere {
+            length
+        } else {
+            if reader.getattr(intern!(py, "_wrapped"))?.is_truthy()?
+                || !reader.getattr(intern!(py, "_pending"))?.is_none()
+            {
+                return Ok(None);
+            }
+            match unsafe { crate::with_units!(text.as_ptr(), units => value_split(units, breaker, listed, &after_lt)) } {
+                Some(split) => split,
+                None => return Ok(None),
+            }
+        };
+        let keep = length - split;
+        {
+            let mut lane = lane.borrow_mut(py);
+            let mut room = lane.room - length as i64;
+            if room < 0 {
+                return Ok(None);
+            }
+            if keep > 0 || had_kept {
+                // (while text is kept, every delta is decided here; then "<" stops
+                // again, the first of a value's stops)
+                lane.set_first_stop(py, if keep > 0 { "" } else { "<" })?;
+                let rest = if keep > 0 { substring(&text, split, length)? } else { PyString::new(py, "") };
+                slf.borrow_mut().kept = rest.unbind();
+                room += keep as i64;
+            }
+            lane.room = room;
+        }
+        if split == 0 {
+            return Ok(Some(Taken::Events(PyList::empty(py).into_any().unbind())));
+        }
+        let taken = if keep > 0 { substring(&text, 0, split)? } else { text.clone() };
+        let encoded = unsafe { crate::with_units!(taken.as_ptr(), units => json_encoded(units)) };
+        let piece = PyString::new(py, &encoded);
+        let shell = slf.borrow();
+        shell.string_run.bind(py).append(&taken)?;
+        shell.string_args.bind(py).append(&piece)?;
+        let (index, id) = (shell.string_index.clone_ref(py), shell.string_id.clone_ref(py));
+        let full = shell.string_run.bind(py).len() >= STRING_RUN;
+        drop(shell);
+        if full {
+            slf.call_method0(intern!(py, "_take_string_run"))?;
+        }
+        Ok(Some(Taken::Events(events::call_delta(py, index.bind(py), id.bind(py), &piece)?)))
+    }
+
     /// (string lane, a JSON string) The reference's `Engine._string_piece` for
     /// a JSON string: a delta that is its own JSON but for escapes, or for a last
     /// backslash kept for the next delta, streams as it stands.
@@ -195,12 +307,7 @@ impl Shell {
         let length = text.len()? as i64;
         let (piece, keep) = match unsafe { crate::with_units!(text.as_ptr(), units => json_text(units)) } {
             JsonText::Whole => (text, false),
-            JsonText::ButLastBackslash => {
-                // (safe: a str, and a range within it; a new reference or NULL)
-                let cut = unsafe { pyo3::ffi::PyUnicode_Substring(text.as_ptr(), 0, (length - 1) as isize) };
-                let cut = unsafe { Bound::from_owned_ptr_or_err(py, cut)? };
-                (cut.downcast_into::<PyString>()?, true)
-            }
+            JsonText::ButLastBackslash => (substring(&text, 0, (length - 1) as usize)?, true),
             JsonText::No => return Ok(Taken::Read(true)),
         };
         {
@@ -243,6 +350,13 @@ impl Shell {
             Taken::Read(after_lane) => Ok(slf.call_method1(intern!(slf.py(), "_read"), (delta, after_lane))?.unbind()),
         }
     }
+}
+
+/// `text[start:end]`.
+fn substring<'py>(text: &Bound<'py, PyString>, start: usize, end: usize) -> PyResult<Bound<'py, PyString>> {
+    // (safe: a str, and a range within it; a new reference or NULL)
+    let cut = unsafe { pyo3::ffi::PyUnicode_Substring(text.as_ptr(), start as isize, end as isize) };
+    Ok(unsafe { Bound::from_owned_ptr_or_err(text.py(), cut)? }.downcast_into::<PyString>()?)
 }
 
 /// The error boundary (the reference's `except Exception: raise self._latch(exc)`):
@@ -291,6 +405,7 @@ impl Shell {
             string_args: PyList::empty(py).unbind(),
             thought: None,
             thought_chars: 0,
+            value: None,
         }
     }
 
@@ -347,6 +462,10 @@ impl Shell {
         visit.call(&self.string_id)?;
         visit.call(&self.kept)?;
         visit.call(&self.string_args)?;
+        if let Some(value) = &self.value {
+            visit.call(&value.string)?;
+            visit.call(&value.reader)?;
+        }
         if let Some(thought) = &self.thought {
             visit.call(thought)?;
         }
@@ -355,5 +474,6 @@ impl Shell {
 
     fn __clear__(&mut self) {
         self.lane = None;
+        self.value = None;
     }
 }

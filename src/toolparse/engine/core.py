@@ -523,8 +523,10 @@ class Engine:
 
     def _open_string(self, string: OpenString) -> Lane:
         """Arm the string lane for ``string`` (a string argument that streams)."""
-        # (the native core reads a JSON string's text as STRING_RUN, and knows its stops)
+        # (the native core reads a JSON string's text as STRING_RUN, a value's as
+        # ValueReader.fast_piece does, and knows their first stops)
         assert string.piece is not None or (string.plain is STRING_RUN and _JSON_STRING_STOPS[0] == '"')
+        assert _VALUE_STOPS[0] == "<"
         if string is not self._string:  # (a new string: often the same one again)
             self._string = string
             self._string_index, self._string_id = string.call_index, string.call_id
