@@ -40,16 +40,24 @@ fn event_class(events: &Bound<'_, PyModule>, name: &str, fields: &[&str]) -> PyR
             if ffi::Py_TYPE(d) != std::ptr::addr_of_mut!(ffi::PyMemberDescr_Type) {
                 None
             } else {
-                let member = (*(d as *mut ffi::PyMemberDescrObject)).d_member as *const ffi::PyMemberDef;
+                let member =
+                    (*(d as *mut ffi::PyMemberDescrObject)).d_member as *const ffi::PyMemberDef;
                 ((*member).type_code == T_OBJECT_EX).then_some((*member).offset)
             }
         };
         match offset {
             Some(offset) => offsets.push(offset),
-            None => return Err(PyTypeError::new_err(format!("{name}.{field} is not a slot"))),
+            None => {
+                return Err(PyTypeError::new_err(format!(
+                    "{name}.{field} is not a slot"
+                )))
+            }
         }
     }
-    Ok(EventClass { class: class.unbind(), offsets })
+    Ok(EventClass {
+        class: class.unbind(),
+        offsets,
+    })
 }
 
 fn classes(py: Python<'_>) -> PyResult<&EventClasses> {
@@ -58,7 +66,11 @@ fn classes(py: Python<'_>) -> PyResult<&EventClasses> {
         Ok(EventClasses {
             text: event_class(&events, "TextDelta", &["text"])?,
             reasoning: event_class(&events, "ReasoningDelta", &["text", "raw"])?,
-            call_delta: event_class(&events, "ToolCallDelta", &["index", "id", "arguments_delta"])?,
+            call_delta: event_class(
+                &events,
+                "ToolCallDelta",
+                &["index", "id", "arguments_delta"],
+            )?,
         })
     })
 }
@@ -76,7 +88,8 @@ fn build(py: Python<'_>, class: &EventClass, values: &[&Bound<'_, PyAny>]) -> Py
         }
         for (&offset, value) in class.offsets.iter().zip(values) {
             // (what the member descriptor's __set__ does to an empty slot)
-            *((obj as *mut u8).offset(offset) as *mut *mut ffi::PyObject) = (*value).clone().into_ptr();
+            *((obj as *mut u8).offset(offset) as *mut *mut ffi::PyObject) =
+                (*value).clone().into_ptr();
         }
         Ok(PyObject::from_owned_ptr(py, obj))
     }
@@ -100,7 +113,11 @@ pub fn text_delta(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<PyObject>
 }
 
 /// `[ReasoningDelta(text, raw)]`.
-pub fn reasoning_delta(py: Python<'_>, text: &Bound<'_, PyAny>, raw: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+pub fn reasoning_delta(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    raw: &Bound<'_, PyAny>,
+) -> PyResult<PyObject> {
     alone(py, build(py, &classes(py)?.reasoning, &[text, raw])?)
 }
 
@@ -111,5 +128,8 @@ pub fn call_delta(
     id: &Bound<'_, PyAny>,
     arguments_delta: &Bound<'_, PyAny>,
 ) -> PyResult<PyObject> {
-    alone(py, build(py, &classes(py)?.call_delta, &[index, id, arguments_delta])?)
+    alone(
+        py,
+        build(py, &classes(py)?.call_delta, &[index, id, arguments_delta])?,
+    )
 }

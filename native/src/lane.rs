@@ -85,7 +85,9 @@ fn single(stop: &Bound<'_, PyString>) -> PyResult<Option<u32>> {
     match (chars.next(), chars.next()) {
         (None, _) => Ok(None), // EVERY
         (Some(c), None) => Ok(Some(c as u32)),
-        _ => Err(PyValueError::new_err(format!("a lane's stop is one character, not {text:?}"))),
+        _ => Err(PyValueError::new_err(format!(
+            "a lane's stop is one character, not {text:?}"
+        ))),
     }
 }
 
@@ -138,7 +140,9 @@ impl Lane {
         }
         let text = delta.as_ptr();
         // (safe: a str, with the GIL held)
-        if unsafe { look_str(text, &StopSet::new(), Unprintable::NewlinesAndSurrogates) } != Look::Takes {
+        if unsafe { look_str(text, &StopSet::new(), Unprintable::NewlinesAndSurrogates) }
+            != Look::Takes
+        {
             return Some(false);
         }
         Some(!unsafe { crate::with_units!(text, units => literals.begin_in(units)) })
@@ -148,7 +152,8 @@ impl Lane {
     /// would have to say (then [`Lane::takes`] does).
     #[inline]
     pub fn takes_as_it_stands(&self, delta: &Bound<'_, PyString>) -> bool {
-        !self.more_is_pattern && unsafe { look_str(delta.as_ptr(), &self.stops, self.rule) } == Look::Takes
+        !self.more_is_pattern
+            && unsafe { look_str(delta.as_ptr(), &self.stops, self.rule) } == Look::Takes
     }
 
     /// Whether the lane takes `delta` (a `str`): no stop, no character it
@@ -160,13 +165,23 @@ impl Lane {
             Look::Stops => return Ok(false),
             Look::Takes => {}
             Look::AskPython => {
-                let printable = delta.call_method0(pyo3::intern!(py, "isprintable"))?.is_truthy()?;
+                let printable = if self.rule == Unprintable::Any {
+                    unsafe { crate::with_units!(delta.as_ptr(), units => all_printable(units)) }
+                } else {
+                    delta
+                        .call_method0(pyo3::intern!(py, "isprintable"))?
+                        .is_truthy()?
+                };
                 if !printable {
                     let unprintable = match (&self.unprintable, self.rule) {
                         (Some(pattern), Unprintable::Pattern) => pattern,
                         _ => return Ok(false),
                     };
-                    if !unprintable.bind(py).call_method1(pyo3::intern!(py, "search"), (delta,))?.is_none() {
+                    if !unprintable
+                        .bind(py)
+                        .call_method1(pyo3::intern!(py, "search"), (delta,))?
+                        .is_none()
+                    {
                         return Ok(false);
                     }
                 }
@@ -174,11 +189,28 @@ impl Lane {
         }
         if self.more_is_pattern {
             if let Some(more) = &self.more {
-                return Ok(more.bind(py).call_method1(pyo3::intern!(py, "search"), (delta,))?.is_none());
+                return Ok(more
+                    .bind(py)
+                    .call_method1(pyo3::intern!(py, "search"), (delta,))?
+                    .is_none());
             }
         }
         Ok(true)
     }
+}
+
+extern "C" {
+    /// CPython's own test behind `str.isprintable` (`Py_UNICODE_ISPRINTABLE`),
+    /// from the interpreter the extension is loaded into.
+    fn _PyUnicode_IsPrintable(ch: ffi::Py_UCS4) -> std::os::raw::c_int;
+}
+
+/// `str.isprintable()` of the code points `units`.
+fn all_printable<T: Copy + Into<u32>>(units: &[T]) -> bool {
+    units.iter().all(|&u| {
+        let c: u32 = u.into();
+        (0x20..0x7F).contains(&c) || (c > 0x7F && unsafe { _PyUnicode_IsPrintable(c) } != 0)
+    })
 }
 
 /// [`look`] on a Python `str`'s own data.
@@ -210,7 +242,11 @@ impl Lane {
                         "Lane() got an unexpected keyword argument {key}"
                     )));
                 }
-                unprintable = if value.is_none() { None } else { Some(value.unbind()) };
+                unprintable = if value.is_none() {
+                    None
+                } else {
+                    Some(value.unbind())
+                };
             }
         }
         let rule = match &unprintable {
@@ -253,10 +289,18 @@ impl Lane {
     /// Set the stops (a 4-tuple of `toolparse.engine.lanes.stops_of`) and the
     /// room; return the lane.
     #[pyo3(signature = (stops, room = None))]
-    fn arm<'py>(slf: Bound<'py, Self>, stops: &Bound<'py, PyTuple>, room: Option<i64>) -> PyResult<Bound<'py, Self>> {
+    fn arm<'py>(
+        slf: Bound<'py, Self>,
+        stops: &Bound<'py, PyTuple>,
+        room: Option<i64>,
+    ) -> PyResult<Bound<'py, Self>> {
         let py = slf.py();
-        let (stop, stop2, stop3, more): (Py<PyString>, Py<PyString>, Py<PyString>, Option<PyObject>) =
-            stops.extract()?;
+        let (stop, stop2, stop3, more): (
+            Py<PyString>,
+            Py<PyString>,
+            Py<PyString>,
+            Option<PyObject>,
+        ) = stops.extract()?;
         {
             let mut lane = slf.borrow_mut();
             lane.stop = stop;
@@ -273,7 +317,11 @@ impl Lane {
     }
 
     /// Stops given as a regex found in every delta that stops.
-    fn arm_pattern<'py>(slf: Bound<'py, Self>, pattern: PyObject, room: i64) -> PyResult<Bound<'py, Self>> {
+    fn arm_pattern<'py>(
+        slf: Bound<'py, Self>,
+        pattern: PyObject,
+        room: i64,
+    ) -> PyResult<Bound<'py, Self>> {
         let py = slf.py();
         {
             let mut lane = slf.borrow_mut();
@@ -358,8 +406,19 @@ impl Lane {
             None => None,
             Some(lexicon) => {
                 let mut words = Vec::new();
-                for word in lexicon.bind(py).getattr(pyo3::intern!(py, "literals"))?.try_iter()? {
-                    words.push(word?.downcast::<PyString>()?.to_cow()?.chars().map(|c| c as u32).collect());
+                for word in lexicon
+                    .bind(py)
+                    .getattr(pyo3::intern!(py, "literals"))?
+                    .try_iter()?
+                {
+                    words.push(
+                        word?
+                            .downcast::<PyString>()?
+                            .to_cow()?
+                            .chars()
+                            .map(|c| c as u32)
+                            .collect(),
+                    );
                 }
                 Some(Box::new(Literals::new(words)))
             }
@@ -369,7 +428,16 @@ impl Lane {
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        for object in [&self.sink, &self.other, &self.unprintable, &self.more, &self.openers].into_iter().flatten() {
+        for object in [
+            &self.sink,
+            &self.other,
+            &self.unprintable,
+            &self.more,
+            &self.openers,
+        ]
+        .into_iter()
+        .flatten()
+        {
             visit.call(object)?;
         }
         Ok(())

@@ -148,7 +148,10 @@ pub fn json_text<T: Copy + Into<u32>>(units: &[T]) -> JsonText {
                 return JsonText::ButLastBackslash;
             }
             let next: u32 = units[i + 1].into();
-            if !matches!(char::from_u32(next), Some('\\' | '"' | 'b' | 'f' | 'n' | 'r' | 't')) {
+            if !matches!(
+                char::from_u32(next),
+                Some('\\' | '"' | 'b' | 'f' | 'n' | 'r' | 't')
+            ) {
                 return JsonText::No;
             }
             i += 2;
@@ -233,7 +236,10 @@ pub fn value_breaker<T: Copy + Into<u32>>(units: &[T]) -> Breaker {
     }
     let blank = (q > 0 && units[q - 1].into() == 0x0A).then(|| q - 1);
     let limit = blank.unwrap_or(units.len());
-    match units[..limit].iter().position(|&u| is_value_breaker(u.into())) {
+    match units[..limit]
+        .iter()
+        .position(|&u| is_value_breaker(u.into()))
+    {
         Some(p) => Breaker::At(p),
         None => blank.map_or(Breaker::Nowhere, Breaker::BlankLastLine),
     }
@@ -249,7 +255,12 @@ pub const MAX_KEPT: usize = 64;
 /// and what is kept for the next delta. None: the reader must say (a `<`
 /// that may begin a terminal, a CDATA section, a control character...).
 /// `listed` and `chars`: the value lexicon's `after_lt`.
-pub fn value_split<T: Copy + Into<u32>>(units: &[T], breaker: Breaker, listed: bool, chars: &StopSet) -> Option<usize> {
+pub fn value_split<T: Copy + Into<u32>>(
+    units: &[T],
+    breaker: Breaker,
+    listed: bool,
+    chars: &StopSet,
+) -> Option<usize> {
     let n = units.len();
     if let Breaker::BlankLastLine(last) = breaker {
         return (n - last <= MAX_KEPT).then_some(last);
@@ -301,7 +312,10 @@ impl Literals {
                 firsts.add(c);
             }
         }
-        Literals { words: words.into_iter().filter(|w| !w.is_empty()).collect(), firsts }
+        Literals {
+            words: words.into_iter().filter(|w| !w.is_empty()).collect(),
+            firsts,
+        }
     }
 
     /// Whether one of the words begins in `units`: whole, or a proper prefix
@@ -314,7 +328,11 @@ impl Literals {
             }
             for word in &self.words {
                 let m = word.len().min(n - p);
-                if units[p..p + m].iter().zip(&word[..m]).all(|(&u, &w)| u.into() == w) {
+                if units[p..p + m]
+                    .iter()
+                    .zip(&word[..m])
+                    .all(|(&u, &w)| u.into() == w)
+                {
                     return true;
                 }
             }
@@ -342,9 +360,22 @@ mod tests {
     #[test]
     fn stops_at_a_stop_character() {
         let s = set("<[`");
-        assert_eq!(look(&units("plain prose"), &s, Unprintable::NewlinesAndSurrogates), Look::Takes);
-        assert_eq!(look(&units("a < b"), &s, Unprintable::NewlinesAndSurrogates), Look::Stops);
-        assert_eq!(look(&units("`code`"), &s, Unprintable::Nothing), Look::Stops);
+        assert_eq!(
+            look(
+                &units("plain prose"),
+                &s,
+                Unprintable::NewlinesAndSurrogates
+            ),
+            Look::Takes
+        );
+        assert_eq!(
+            look(&units("a < b"), &s, Unprintable::NewlinesAndSurrogates),
+            Look::Stops
+        );
+        assert_eq!(
+            look(&units("`code`"), &s, Unprintable::Nothing),
+            Look::Stops
+        );
     }
 
     #[test]
@@ -368,8 +399,14 @@ mod tests {
 
     #[test]
     fn json_text_and_its_escapes() {
-        assert_eq!(json_text(&units(r#"plain \"quoted\" \\ back\tx"#)), JsonText::Whole);
-        assert_eq!(json_text(&units(r#"ends in \"#)), JsonText::ButLastBackslash);
+        assert_eq!(
+            json_text(&units(r#"plain \"quoted\" \\ back\tx"#)),
+            JsonText::Whole
+        );
+        assert_eq!(
+            json_text(&units(r#"ends in \"#)),
+            JsonText::ButLastBackslash
+        );
         assert_eq!(json_text(&units(r#"a \\\"#)), JsonText::ButLastBackslash);
         assert_eq!(json_text(&units(r#"a \\"#)), JsonText::Whole);
         assert_eq!(json_text(&units(r#"the "end"#)), JsonText::No);
@@ -384,7 +421,10 @@ mod tests {
     #[test]
     fn json_escaped_quotes_and_backslashes() {
         assert_eq!(json_escaped(&units("plain")), None);
-        assert_eq!(json_escaped(&units(r#"say "hi" \ café"#)).as_deref(), Some(r#"say \"hi\" \\ café"#));
+        assert_eq!(
+            json_escaped(&units(r#"say "hi" \ café"#)).as_deref(),
+            Some(r#"say \"hi\" \\ café"#)
+        );
     }
 
     #[test]
@@ -392,9 +432,15 @@ mod tests {
         let none = StopSet::new();
         let mut slash = StopSet::new();
         slash.add(u32::from(b'/'));
-        assert_eq!(value_breaker(&units("plain \"text\" & more")), Breaker::Nowhere);
+        assert_eq!(
+            value_breaker(&units("plain \"text\" & more")),
+            Breaker::Nowhere
+        );
         assert_eq!(value_breaker(&units("line\nnext")), Breaker::Nowhere);
-        assert_eq!(value_breaker(&units("line\n  \t")), Breaker::BlankLastLine(4));
+        assert_eq!(
+            value_breaker(&units("line\n  \t")),
+            Breaker::BlankLastLine(4)
+        );
         assert_eq!(value_breaker(&units("x < 4\n")), Breaker::At(2));
         assert_eq!(value_breaker(&units("a\rb")), Breaker::At(1));
         // a '<' no terminal begins with ("x < 4", "<tag>"), then a blank last line
@@ -407,7 +453,10 @@ mod tests {
         assert_eq!(value_split(&text, value_breaker(&text), false, &none), None);
         // a '<' cut by the text's end waits, with what follows
         let text = units("done <");
-        assert_eq!(value_split(&text, value_breaker(&text), true, &slash), Some(5));
+        assert_eq!(
+            value_split(&text, value_breaker(&text), true, &slash),
+            Some(5)
+        );
         let text = units("a <![CDATA[");
         assert_eq!(value_split(&text, value_breaker(&text), true, &slash), None);
         let text = units("a\u{1}<b");
@@ -415,7 +464,10 @@ mod tests {
         let text = units(&format!("a\n{}", " ".repeat(70)));
         assert_eq!(value_breaker(&text), Breaker::BlankLastLine(1));
         assert_eq!(value_split(&text, value_breaker(&text), true, &slash), None);
-        assert_eq!(json_encoded(&units("a\"b\\c\nd\te\u{1}")), "a\\\"b\\\\c\\nd\\te\\u0001");
+        assert_eq!(
+            json_encoded(&units("a\"b\\c\nd\te\u{1}")),
+            "a\\\"b\\\\c\\nd\\te\\u0001"
+        );
     }
 
     #[test]
@@ -437,14 +489,26 @@ mod tests {
         let nl = units("line\nnext");
         let tab = units("a\tb");
         let lone = vec![0x61u32, 0xD800];
-        assert_eq!(look(&nl, &s, Unprintable::NewlinesAndSurrogates), Look::Stops);
+        assert_eq!(
+            look(&nl, &s, Unprintable::NewlinesAndSurrogates),
+            Look::Stops
+        );
         assert_eq!(look(&nl, &s, Unprintable::Surrogates), Look::Takes);
-        assert_eq!(look(&tab, &s, Unprintable::NewlinesAndSurrogates), Look::Takes);
+        assert_eq!(
+            look(&tab, &s, Unprintable::NewlinesAndSurrogates),
+            Look::Takes
+        );
         assert_eq!(look(&tab, &s, Unprintable::Any), Look::Stops);
         assert_eq!(look(&lone, &s, Unprintable::Surrogates), Look::Stops);
         assert_eq!(look(&lone, &s, Unprintable::Nothing), Look::Takes);
-        assert_eq!(look(&units("na\u{ef}ve"), &s, Unprintable::Any), Look::AskPython);
+        assert_eq!(
+            look(&units("na\u{ef}ve"), &s, Unprintable::Any),
+            Look::AskPython
+        );
         assert_eq!(look(&units("plain"), &s, Unprintable::Any), Look::Takes);
-        assert_eq!(look(&units("plain"), &s, Unprintable::Pattern), Look::AskPython);
+        assert_eq!(
+            look(&units("plain"), &s, Unprintable::Pattern),
+            Look::AskPython
+        );
     }
 }

@@ -19,7 +19,9 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use crate::events;
 use crate::lane::{Kind, Lane};
-use crate::scan::{json_encoded, json_escaped, json_text, value_breaker, value_split, Breaker, JsonText, StopSet};
+use crate::scan::{
+    json_encoded, json_escaped, json_text, value_breaker, value_split, Breaker, JsonText, StopSet,
+};
 
 /// The deltas the string lane takes before the engine joins them
 /// (`toolparse.engine.core._RUN`; a test checks that they agree).
@@ -79,7 +81,11 @@ enum Taken {
 impl Shell {
     /// The lane test and the inlined sinks; `Taken::Read` sends the delta to
     /// the full path.
-    fn through_lane(slf: &Bound<'_, Self>, lane: &Py<Lane>, delta: &Bound<'_, PyString>) -> PyResult<Taken> {
+    fn through_lane(
+        slf: &Bound<'_, Self>,
+        lane: &Py<Lane>,
+        delta: &Bound<'_, PyString>,
+    ) -> PyResult<Taken> {
         let py = slf.py();
         let n = unsafe { pyo3::ffi::PyUnicode_GET_LENGTH(delta.as_ptr()) } as i64;
         let (takes, kind) = {
@@ -119,13 +125,21 @@ impl Shell {
             // a JSON string's text: its own JSON
             let run = shell.string_run.bind(py);
             run.append(delta)?;
-            let (index, id) = (shell.string_index.clone_ref(py), shell.string_id.clone_ref(py));
+            let (index, id) = (
+                shell.string_index.clone_ref(py),
+                shell.string_id.clone_ref(py),
+            );
             let full = run.len() >= STRING_RUN;
             drop(shell);
             if full {
                 slf.call_method0(intern!(py, "_take_string_run"))?;
             }
-            return Ok(Taken::Events(events::call_delta(py, index.bind(py), id.bind(py), delta)?));
+            return Ok(Taken::Events(events::call_delta(
+                py,
+                index.bind(py),
+                id.bind(py),
+                delta,
+            )?));
         }
         if kind == Kind::String {
             let taken = if slf.borrow().string_value {
@@ -160,7 +174,11 @@ impl Shell {
 
     /// (reasoning lane) The reference's `Engine._to_reasoning`: reasoning with
     /// nothing that may begin its closer, kept for a call in unclosed reasoning.
-    fn to_reasoning(slf: &Bound<'_, Self>, delta: &Bound<'_, PyString>, n: i64) -> PyResult<PyObject> {
+    fn to_reasoning(
+        slf: &Bound<'_, Self>,
+        delta: &Bound<'_, PyString>,
+        n: i64,
+    ) -> PyResult<PyObject> {
         let py = slf.py();
         let trim = {
             let mut shell = slf.borrow_mut();
@@ -194,7 +212,10 @@ impl Shell {
             Some(text) => PyString::new(py, &text),
         };
         shell.string_args.bind(py).append(&piece)?;
-        let (index, id) = (shell.string_index.clone_ref(py), shell.string_id.clone_ref(py));
+        let (index, id) = (
+            shell.string_index.clone_ref(py),
+            shell.string_id.clone_ref(py),
+        );
         let full = shell.string_run.bind(py).len() >= STRING_RUN;
         drop(shell);
         if full {
@@ -204,18 +225,29 @@ impl Shell {
     }
 
     /// The value behind the string that streams, looked up once per string.
-    fn value_string<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, bool, bool, StopSet)> {
+    fn value_string<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, bool, bool, StopSet)> {
         let py = slf.py();
         let string = slf.getattr(intern!(py, "_string"))?;
         if let Some(value) = &slf.borrow().value {
             if value.string.is(&string) {
-                return Ok((value.reader.bind(py).clone(), value.xml, value.listed, value.after_lt.clone()));
+                return Ok((
+                    value.reader.bind(py).clone(),
+                    value.xml,
+                    value.listed,
+                    value.after_lt.clone(),
+                ));
             }
         }
-        let reader = string.getattr(intern!(py, "piece"))?.getattr(intern!(py, "__self__"))?;
+        let reader = string
+            .getattr(intern!(py, "piece"))?
+            .getattr(intern!(py, "__self__"))?;
         let xml: bool = reader.getattr(intern!(py, "_xml"))?.extract()?;
-        let (listed, chars): (bool, Bound<'_, PyAny>) =
-            reader.getattr(intern!(py, "_lexicon"))?.getattr(intern!(py, "after_lt"))?.extract()?;
+        let (listed, chars): (bool, Bound<'_, PyAny>) = reader
+            .getattr(intern!(py, "_lexicon"))?
+            .getattr(intern!(py, "after_lt"))?
+            .extract()?;
         let mut after_lt = StopSet::new();
         for c in chars.try_iter()? {
             for c in c?.downcast::<PyString>()?.to_cow()?.chars() {
@@ -237,11 +269,19 @@ impl Shell {
     /// that reads no XML: text that is the value's as it stands streams,
     /// JSON-encoded, and a last newline or a cut `<` waits for the next delta.
     /// None: the reference must look (its `_string_piece`).
-    fn value_string_piece(slf: &Bound<'_, Self>, lane: &Py<Lane>, delta: &Bound<'_, PyString>) -> PyResult<Option<Taken>> {
+    fn value_string_piece(
+        slf: &Bound<'_, Self>,
+        lane: &Py<Lane>,
+        delta: &Bound<'_, PyString>,
+    ) -> PyResult<Option<Taken>> {
         let py = slf.py();
         let kept = slf.borrow().kept.clone_ref(py).into_bound(py);
         let had_kept = kept.len()? > 0;
-        let text = if had_kept { kept.add(delta)?.downcast_into::<PyString>()? } else { delta.clone() };
+        let text = if had_kept {
+            kept.add(delta)?.downcast_into::<PyString>()?
+        } else {
+            delta.clone()
+        };
         let length = text.len()?;
         let (reader, xml, listed, after_lt) = Shell::value_string(slf)?;
         if xml {
@@ -256,7 +296,9 @@ impl Shell {
             {
                 return Ok(None);
             }
-            match unsafe { crate::with_units!(text.as_ptr(), units => value_split(units, breaker, listed, &after_lt)) } {
+            match unsafe {
+                crate::with_units!(text.as_ptr(), units => value_split(units, breaker, listed, &after_lt))
+            } {
                 Some(split) => split,
                 None => return Ok(None),
             }
@@ -272,7 +314,11 @@ impl Shell {
                 // (while text is kept, every delta is decided here; then "<" stops
                 // again, the first of a value's stops)
                 lane.set_first_stop(py, if keep > 0 { "" } else { "<" })?;
-                let rest = if keep > 0 { substring(&text, split, length)? } else { PyString::new(py, "") };
+                let rest = if keep > 0 {
+                    substring(&text, split, length)?
+                } else {
+                    PyString::new(py, "")
+                };
                 slf.borrow_mut().kept = rest.unbind();
                 room += keep as i64;
             }
@@ -281,35 +327,56 @@ impl Shell {
         if split == 0 {
             return Ok(Some(Taken::Events(PyList::empty(py).into_any().unbind())));
         }
-        let taken = if keep > 0 { substring(&text, 0, split)? } else { text.clone() };
+        let taken = if keep > 0 {
+            substring(&text, 0, split)?
+        } else {
+            text.clone()
+        };
         let encoded = unsafe { crate::with_units!(taken.as_ptr(), units => json_encoded(units)) };
         let piece = PyString::new(py, &encoded);
         let shell = slf.borrow();
         shell.string_run.bind(py).append(&taken)?;
         shell.string_args.bind(py).append(&piece)?;
-        let (index, id) = (shell.string_index.clone_ref(py), shell.string_id.clone_ref(py));
+        let (index, id) = (
+            shell.string_index.clone_ref(py),
+            shell.string_id.clone_ref(py),
+        );
         let full = shell.string_run.bind(py).len() >= STRING_RUN;
         drop(shell);
         if full {
             slf.call_method0(intern!(py, "_take_string_run"))?;
         }
-        Ok(Some(Taken::Events(events::call_delta(py, index.bind(py), id.bind(py), &piece)?)))
+        Ok(Some(Taken::Events(events::call_delta(
+            py,
+            index.bind(py),
+            id.bind(py),
+            &piece,
+        )?)))
     }
 
     /// (string lane, a JSON string) The reference's `Engine._string_piece` for
     /// a JSON string: a delta that is its own JSON but for escapes, or for a last
     /// backslash kept for the next delta, streams as it stands.
-    fn json_string_piece(slf: &Bound<'_, Self>, lane: &Py<Lane>, delta: &Bound<'_, PyString>) -> PyResult<Taken> {
+    fn json_string_piece(
+        slf: &Bound<'_, Self>,
+        lane: &Py<Lane>,
+        delta: &Bound<'_, PyString>,
+    ) -> PyResult<Taken> {
         let py = slf.py();
         let kept = slf.borrow().kept.clone_ref(py).into_bound(py);
         let had_kept = kept.len()? > 0;
-        let text = if had_kept { kept.add(delta)?.downcast_into::<PyString>()? } else { delta.clone() };
-        let length = text.len()? as i64;
-        let (piece, keep) = match unsafe { crate::with_units!(text.as_ptr(), units => json_text(units)) } {
-            JsonText::Whole => (text, false),
-            JsonText::ButLastBackslash => (substring(&text, 0, (length - 1) as usize)?, true),
-            JsonText::No => return Ok(Taken::Read(true)),
+        let text = if had_kept {
+            kept.add(delta)?.downcast_into::<PyString>()?
+        } else {
+            delta.clone()
         };
+        let length = text.len()? as i64;
+        let (piece, keep) =
+            match unsafe { crate::with_units!(text.as_ptr(), units => json_text(units)) } {
+                JsonText::Whole => (text, false),
+                JsonText::ButLastBackslash => (substring(&text, 0, (length - 1) as usize)?, true),
+                JsonText::No => return Ok(Taken::Read(true)),
+            };
         {
             let mut lane = lane.borrow_mut(py);
             let mut room = lane.room - length;
@@ -331,31 +398,94 @@ impl Shell {
         let shell = slf.borrow();
         let run = shell.string_run.bind(py);
         run.append(&piece)?;
-        let (index, id) = (shell.string_index.clone_ref(py), shell.string_id.clone_ref(py));
+        let (index, id) = (
+            shell.string_index.clone_ref(py),
+            shell.string_id.clone_ref(py),
+        );
         let full = run.len() >= STRING_RUN;
         drop(shell);
         if full {
             slf.call_method0(intern!(py, "_take_string_run"))?;
         }
-        Ok(Taken::Events(events::call_delta(py, index.bind(py), id.bind(py), &piece)?))
+        Ok(Taken::Events(events::call_delta(
+            py,
+            index.bind(py),
+            id.bind(py),
+            &piece,
+        )?))
     }
 
-    fn read(slf: &Bound<'_, Self>, lane: Option<Py<Lane>>, delta: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+    /// The busiest cases, with no Python call and no reference taken: plain
+    /// text that the text lane takes as it stands, and a JSON string's text,
+    /// its own JSON. None: the delta is not one of them.
+    fn as_it_stands(slf: &Bound<'_, Self>, delta: &Bound<'_, PyAny>) -> Option<PyResult<PyObject>> {
+        let py = slf.py();
+        let text = delta.downcast_exact::<PyString>().ok()?;
+        let mut shell = slf.borrow_mut();
+        let n = unsafe { pyo3::ffi::PyUnicode_GET_LENGTH(text.as_ptr()) } as i64;
+        let mut lane = shell.lane.as_ref()?.bind(py).borrow_mut();
+        if lane.kind == Kind::Text && lane.takes_as_it_stands(text) {
+            drop(lane);
+            shell.offset += n;
+            drop(shell);
+            return Some(events::text_delta(py, text));
+        }
+        if lane.kind != Kind::String
+            || shell.string_value
+            || n > lane.room
+            || !lane.takes_as_it_stands(text)
+        {
+            return None;
+        }
+        lane.room -= n;
+        drop(lane);
+        let run = shell.string_run.clone_ref(py).into_bound(py);
+        Some(run.append(text).and_then(|()| {
+            if run.len() < STRING_RUN {
+                return events::call_delta(
+                    py,
+                    shell.string_index.bind(py),
+                    shell.string_id.bind(py),
+                    text,
+                );
+            }
+            let (index, id) = (
+                shell.string_index.clone_ref(py),
+                shell.string_id.clone_ref(py),
+            );
+            drop(shell);
+            slf.call_method0(intern!(py, "_take_string_run"))?;
+            events::call_delta(py, index.bind(py), id.bind(py), text)
+        }))
+    }
+
+    fn read(
+        slf: &Bound<'_, Self>,
+        lane: Option<Py<Lane>>,
+        delta: &Bound<'_, PyAny>,
+    ) -> PyResult<PyObject> {
         let taken = match (&lane, delta.downcast::<PyString>()) {
             (Some(lane), Ok(text)) => Shell::through_lane(slf, lane, text)?,
             _ => Taken::Read(lane.is_some()),
         };
         match taken {
             Taken::Events(events) => Ok(events),
-            Taken::Read(after_lane) => Ok(slf.call_method1(intern!(slf.py(), "_read"), (delta, after_lane))?.unbind()),
+            Taken::Read(after_lane) => Ok(slf
+                .call_method1(intern!(slf.py(), "_read"), (delta, after_lane))?
+                .unbind()),
         }
     }
 }
 
 /// `text[start:end]`.
-fn substring<'py>(text: &Bound<'py, PyString>, start: usize, end: usize) -> PyResult<Bound<'py, PyString>> {
+fn substring<'py>(
+    text: &Bound<'py, PyString>,
+    start: usize,
+    end: usize,
+) -> PyResult<Bound<'py, PyString>> {
     // (safe: a str, and a range within it; a new reference or NULL)
-    let cut = unsafe { pyo3::ffi::PyUnicode_Substring(text.as_ptr(), start as isize, end as isize) };
+    let cut =
+        unsafe { pyo3::ffi::PyUnicode_Substring(text.as_ptr(), start as isize, end as isize) };
     Ok(unsafe { Bound::from_owned_ptr_or_err(text.py(), cut)? }.downcast_into::<PyString>()?)
 }
 
@@ -378,14 +508,17 @@ fn latched(slf: &Bound<'_, Shell>, err: PyErr) -> PyErr {
     }
 }
 
-fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
-    if let Some(text) = payload.downcast_ref::<&str>() {
+/// A panic caught at the boundary, as the exception `_latch` makes an
+/// `InternalParserError` of.
+fn panicked(payload: Box<dyn std::any::Any + Send>) -> PyErr {
+    let message = if let Some(text) = payload.downcast_ref::<&str>() {
         (*text).to_owned()
     } else if let Some(text) = payload.downcast_ref::<String>() {
         text.clone()
     } else {
         "a panic".to_owned()
-    }
+    };
+    PyRuntimeError::new_err(format!("panic in toolparse's native core: {message}"))
 }
 
 #[pymethods]
@@ -412,33 +545,17 @@ impl Shell {
     /// Parse the next piece of model output; return the events it completes.
     fn feed(slf: &Bound<'_, Self>, delta: &Bound<'_, PyAny>) -> PyResult<PyObject> {
         let py = slf.py();
-        // (the busiest case first, with no Python call and no reference taken:
-        // plain text that the text lane takes as it stands)
-        if let Ok(text) = delta.downcast_exact::<PyString>() {
-            let mut shell = slf.borrow_mut();
-            if let Some(lane) = &shell.lane {
-                let taken = {
-                    let lane = lane.bind(py).borrow();
-                    lane.kind == Kind::Text && lane.takes_as_it_stands(text)
-                };
-                if taken {
-                    shell.offset += unsafe { pyo3::ffi::PyUnicode_GET_LENGTH(text.as_ptr()) } as i64;
-                    drop(shell);
-                    return events::text_delta(py, text).map_err(|err| latched(slf, err));
-                }
-            }
+        let fast = catch_unwind(AssertUnwindSafe(|| Shell::as_it_stands(slf, delta)))
+            .unwrap_or_else(|p| Some(Err(panicked(p))));
+        if let Some(result) = fast {
+            return result.map_err(|err| latched(slf, err));
         }
         let lane = slf.borrow().lane.as_ref().map(|l| l.clone_ref(py));
         if lane.is_none() || !delta.is_exact_instance_of::<PyString>() {
             slf.call_method1(intern!(py, "_refuse"), (delta, FINISHED))?;
         }
-        let result = match catch_unwind(AssertUnwindSafe(|| Shell::read(slf, lane, delta))) {
-            Ok(result) => result,
-            Err(payload) => Err(PyRuntimeError::new_err(format!(
-                "panic in toolparse's native core: {}",
-                panic_message(payload)
-            ))),
-        };
+        let result = catch_unwind(AssertUnwindSafe(|| Shell::read(slf, lane, delta)))
+            .unwrap_or_else(|p| Err(panicked(p)));
         result.map_err(|err| latched(slf, err))
     }
 
