@@ -10,7 +10,7 @@ use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
-use crate::scan::{look, Literals, Look, StopSet, Unprintable};
+use crate::scan::{look, Found, Literals, Look, StopSet, Unprintable};
 
 /// The lanes whose sinks the native `feed` runs itself (plain text, gathering,
 /// a string's text, reasoning); the others call their Python sink.
@@ -132,7 +132,8 @@ impl Lane {
 
     /// (the text lane) Whether `delta`, which holds a stop, is plain text as it
     /// stands all the same: no newline or surrogate, and no literal opener
-    /// begins in it, whole or cut at its end. None: Python must say.
+    /// begins in it, whole or cut at its end. None: Python must say (no
+    /// literals, or an opener cut by the delta's end, which it holds).
     pub fn still_plain(&self, delta: &Bound<'_, PyString>) -> Option<bool> {
         let literals = self.literals.as_deref()?;
         if self.more_is_pattern {
@@ -145,7 +146,12 @@ impl Lane {
         {
             return Some(false);
         }
-        Some(!unsafe { crate::with_units!(text, units => literals.begin_in(units)) })
+        // (an opener cut by the delta's end: the reference's _still_plain holds it)
+        match unsafe { crate::with_units!(text, units => literals.found_in(units)) } {
+            Found::Nothing => Some(true),
+            Found::Whole => Some(false),
+            Found::Cut(_) => None,
+        }
     }
 
     /// Whether the lane takes `delta` with no Python call: false where Python

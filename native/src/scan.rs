@@ -321,7 +321,14 @@ impl Literals {
     /// Whether one of the words begins in `units`: whole, or a proper prefix
     /// of it reaching the end.
     pub fn begin_in<T: Copy + Into<u32>>(&self, units: &[T]) -> bool {
+        self.found_in(units) != Found::Nothing
+    }
+
+    /// Where one of the words begins in `units`, whole or cut by its end (a
+    /// whole one anywhere wins over a cut one, as the scanner's search does).
+    pub fn found_in<T: Copy + Into<u32>>(&self, units: &[T]) -> Found {
         let n = units.len();
+        let mut cut = None;
         for p in 0..n {
             if !self.firsts.contains(units[p].into()) {
                 continue;
@@ -333,12 +340,24 @@ impl Literals {
                     .zip(&word[..m])
                     .all(|(&u, &w)| u.into() == w)
                 {
-                    return true;
+                    if m == word.len() {
+                        return Found::Whole;
+                    }
+                    cut = cut.or(Some(p));
                 }
             }
         }
-        false
+        cut.map_or(Found::Nothing, Found::Cut)
     }
+}
+
+/// What [`Literals::found_in`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    Nothing,
+    Whole,
+    /// Only a proper prefix of one, from here to the end.
+    Cut(usize),
 }
 
 #[cfg(test)]
@@ -479,6 +498,8 @@ mod tests {
         assert!(words.begin_in(&units("ends <")));
         assert!(!words.begin_in(&units("<tool_x")));
         assert!(!words.begin_in(&units("")));
+        assert_eq!(words.found_in(&units("a <th")), Found::Cut(2));
+        assert_eq!(words.found_in(&units("<t <think>")), Found::Whole);
         let latin: Vec<u8> = b"see <thi".to_vec();
         assert!(words.begin_in(&latin));
     }

@@ -454,12 +454,24 @@ class Engine:
         return lane
 
     def _still_plain(self, delta: str) -> list[Event] | None:
-        """(text lane) A delta that holds a stop, but where no opener begins,
-        whole or cut at its end (``x < 4``), is plain text as it stands too: the
-        scanner would find nothing in it, hold nothing back, and stay where it is.
-        (Its other characters are the lane's to refuse: a newline, a surrogate.)"""
-        if not _begins_no_opener(delta, self._text_lane.openers):
+        """(text lane) A delta that holds a stop, but where no opener begins
+        (``x < 4``), is plain text as it stands too: the scanner would find
+        nothing in it, hold nothing back, and stay where it is; where one begins
+        cut by its end (``x <``, ``to``), the text before it is text and the cut
+        part is held, with the prefix lane armed, as after a read. (Its other
+        characters are the lane's to refuse: a newline, a surrogate.)"""
+        end = _plain_up_to(delta, self._text_lane.openers)
+        if end is None:
             return None
+        if end < len(delta):  # (an opener cut by the delta's end: held, as the scanner holds it)
+            held = delta[end:]
+            if held not in self._scanner.opener_prefixes:
+                return None
+            self._held = self._prefix = held
+            self._lane = self._prefix_lane.arm_every()
+            if not end:
+                return []
+            delta = delta[:end]
         self._offset += len(delta)
         return [new_text_delta(delta)]
 
@@ -513,7 +525,7 @@ class Engine:
         so they are text, and the text lane is armed again."""
         scanner = self._scanner
         stops = scanner.text_stops
-        if stops is None or not _begins_no_opener(text, scanner.plain_openers):
+        if stops is None or _plain_up_to(text, scanner.plain_openers) != len(text):
             return None
         self._held = self._prefix = ""
         self._gathered.clear()
@@ -958,16 +970,20 @@ class ReferenceShell:
     feed = Engine._reference_feed
 
 
-def _begins_no_opener(text: str, lexicon: Lexicon | None) -> bool:
-    """Whether ``text`` is plain text as it stands where the literal openers of
-    ``lexicon`` are looked for (see ``Lane.openers``): no newline (a Markdown
-    line begins) or surrogate (the full path joins pairs), and no opener begins
-    in it, whole or cut at its end. False when ``lexicon`` is None."""
+def _plain_up_to(text: str, lexicon: Lexicon | None) -> int | None:
+    """How much of ``text`` is plain text as it stands where the literal openers
+    of ``lexicon`` are looked for (see ``Lane.openers``): all of it when no
+    opener begins in it, or up to an opener cut by its end. None where a reader
+    must look: an opener whole, a newline (a Markdown line begins) or a
+    surrogate (the full path joins pairs), or no ``lexicon``."""
     if lexicon is None or not text or NEWLINES_AND_SURROGATES.search(text) is not None:
-        return False
+        return None
     assert lexicon.literal_patterns is not None
     full, partial = lexicon.literal_patterns
-    return full.search(text) is None and partial.search(text, max(0, len(text) - lexicon.max_len + 1)) is None
+    if full.search(text) is not None:
+        return None
+    cut = partial.search(text, max(0, len(text) - lexicon.max_len + 1))
+    return len(text) if cut is None else cut.start()
 
 
 @functools.lru_cache(maxsize=64)
