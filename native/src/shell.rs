@@ -117,29 +117,12 @@ impl Shell {
             if kind == Kind::String && slf.borrow().string_value {
                 return Shell::to_string(slf, delta).map(Taken::Events);
             }
-            let shell = slf.borrow();
             if kind == Kind::Gather {
-                shell.gathered.bind(py).append(delta)?;
+                slf.borrow().gathered.bind(py).append(delta)?;
                 return Ok(Taken::Events(PyList::empty(py).into_any().unbind()));
             }
             // a JSON string's text: its own JSON
-            let run = shell.string_run.bind(py);
-            run.append(delta)?;
-            let (index, id) = (
-                shell.string_index.clone_ref(py),
-                shell.string_id.clone_ref(py),
-            );
-            let full = run.len() >= STRING_RUN;
-            drop(shell);
-            if full {
-                slf.call_method0(intern!(py, "_take_string_run"))?;
-            }
-            return Ok(Taken::Events(events::call_delta(
-                py,
-                index.bind(py),
-                id.bind(py),
-                delta,
-            )?));
+            return Shell::streamed(slf, delta, None).map(Taken::Events);
         }
         if kind == Kind::String {
             let taken = if slf.borrow().string_value {
@@ -203,25 +186,47 @@ impl Shell {
     /// (string lane, a value) The reference's `Engine._to_string`: plain text
     /// inside a value that streams as a string, its JSON into the arguments.
     fn to_string(slf: &Bound<'_, Self>, delta: &Bound<'_, PyString>) -> PyResult<PyObject> {
-        let py = slf.py();
-        let shell = slf.borrow();
-        shell.string_run.bind(py).append(delta)?;
         let escaped = unsafe { crate::with_units!(delta.as_ptr(), units => json_escaped(units)) };
         let piece = match escaped {
             None => delta.clone(),
-            Some(text) => PyString::new(py, &text),
+            Some(text) => PyString::new(slf.py(), &text),
         };
-        shell.string_args.bind(py).append(&piece)?;
+        Shell::streamed(slf, delta, Some(&piece))
+    }
+
+    /// A string argument's piece streamed, as each of the reference's string
+    /// sinks ends: `taken` (the text as written) into the run, `piece` (its
+    /// JSON, for a value) into the arguments, and the `ToolCallDelta` of the
+    /// JSON (a JSON string's text is its own). Past `STRING_RUN` deltas the
+    /// run is joined (`_take_string_run`).
+    fn streamed(
+        slf: &Bound<'_, Self>,
+        taken: &Bound<'_, PyString>,
+        piece: Option<&Bound<'_, PyString>>,
+    ) -> PyResult<PyObject> {
+        let py = slf.py();
+        let shell = slf.borrow();
+        let run = shell.string_run.bind(py);
+        run.append(taken)?;
+        if let Some(piece) = piece {
+            shell.string_args.bind(py).append(piece)?;
+        }
+        let piece = piece.unwrap_or(taken);
+        if run.len() < STRING_RUN {
+            return events::call_delta(
+                py,
+                shell.string_index.bind(py),
+                shell.string_id.bind(py),
+                piece,
+            );
+        }
         let (index, id) = (
             shell.string_index.clone_ref(py),
             shell.string_id.clone_ref(py),
         );
-        let full = shell.string_run.bind(py).len() >= STRING_RUN;
         drop(shell);
-        if full {
-            slf.call_method0(intern!(py, "_take_string_run"))?;
-        }
-        events::call_delta(py, index.bind(py), id.bind(py), &piece)
+        slf.call_method0(intern!(py, "_take_string_run"))?;
+        events::call_delta(py, index.bind(py), id.bind(py), piece)
     }
 
     /// The value behind the string that streams, looked up once per string.
@@ -334,23 +339,10 @@ impl Shell {
         };
         let encoded = unsafe { crate::with_units!(taken.as_ptr(), units => json_encoded(units)) };
         let piece = PyString::new(py, &encoded);
-        let shell = slf.borrow();
-        shell.string_run.bind(py).append(&taken)?;
-        shell.string_args.bind(py).append(&piece)?;
-        let (index, id) = (
-            shell.string_index.clone_ref(py),
-            shell.string_id.clone_ref(py),
-        );
-        let full = shell.string_run.bind(py).len() >= STRING_RUN;
-        drop(shell);
-        if full {
-            slf.call_method0(intern!(py, "_take_string_run"))?;
-        }
-        Ok(Some(Taken::Events(events::call_delta(
-            py,
-            index.bind(py),
-            id.bind(py),
-            &piece,
+        Ok(Some(Taken::Events(Shell::streamed(
+            slf,
+            &taken,
+            Some(&piece),
         )?)))
     }
 
@@ -395,24 +387,7 @@ impl Shell {
         if piece.len()? == 0 {
             return Ok(Taken::Events(PyList::empty(py).into_any().unbind()));
         }
-        let shell = slf.borrow();
-        let run = shell.string_run.bind(py);
-        run.append(&piece)?;
-        let (index, id) = (
-            shell.string_index.clone_ref(py),
-            shell.string_id.clone_ref(py),
-        );
-        let full = run.len() >= STRING_RUN;
-        drop(shell);
-        if full {
-            slf.call_method0(intern!(py, "_take_string_run"))?;
-        }
-        Ok(Taken::Events(events::call_delta(
-            py,
-            index.bind(py),
-            id.bind(py),
-            &piece,
-        )?))
+        Shell::streamed(slf, &piece, None).map(Taken::Events)
     }
 
     /// The busiest cases, with no Python call and no reference taken: plain
@@ -439,24 +414,8 @@ impl Shell {
         }
         lane.room -= n;
         drop(lane);
-        let run = shell.string_run.clone_ref(py).into_bound(py);
-        Some(run.append(text).and_then(|()| {
-            if run.len() < STRING_RUN {
-                return events::call_delta(
-                    py,
-                    shell.string_index.bind(py),
-                    shell.string_id.bind(py),
-                    text,
-                );
-            }
-            let (index, id) = (
-                shell.string_index.clone_ref(py),
-                shell.string_id.clone_ref(py),
-            );
-            drop(shell);
-            slf.call_method0(intern!(py, "_take_string_run"))?;
-            events::call_delta(py, index.bind(py), id.bind(py), text)
-        }))
+        drop(shell);
+        Some(Shell::streamed(slf, text, None))
     }
 
     fn read(

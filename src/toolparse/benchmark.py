@@ -393,9 +393,15 @@ def measure(quick: bool, repeats: int, engines: Sequence[str] | None = None) -> 
     }
 
 
+def report_engines(report: dict[str, Any]) -> list[str]:
+    """The engines a report holds figures of (a report older than the engines: the reference)."""
+    engines: list[str] = report.get("engines") or [report.get("engine", "python")]
+    return engines
+
+
 def growth_by_engine(report: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
     """A report's growth tables, engine -> grammar -> table, whichever its shape."""
-    engines = report.get("engines") or [report.get("engine", "python")]
+    engines = report_engines(report)
     if len(engines) > 1:
         tables: dict[str, dict[str, dict[str, Any]]] = report["growth_ms"]
         return tables
@@ -443,8 +449,7 @@ ENGINE_NAMES = {"native": "the native core, toolparse._native", "python": "the P
 
 def engine_line(report: dict[str, Any]) -> str:
     """The report's first line: which engine ran (or which two, side by side)."""
-    engines = report.get("engines") or [report.get("engine", "python")]
-    named = [f"{engine} ({ENGINE_NAMES.get(engine, engine)})" for engine in engines]
+    named = [f"{engine} ({ENGINE_NAMES.get(engine, engine)})" for engine in report_engines(report)]
     if len(named) > 1:
         return f"engines: {' and '.join(named)}, in the same interleaved rounds against the same floor"
     return f"engine: {named[0]}"
@@ -453,7 +458,7 @@ def engine_line(report: dict[str, Any]) -> str:
 def print_report(report: dict[str, Any], out: Any = None) -> None:
     out = out or sys.stdout
     print(engine_line(report) + "\n", file=out)
-    engines = report.get("engines") or [report.get("engine", "python")]
+    engines = report_engines(report)
     if len(engines) > 1:
         _print_side_by_side(report, engines, out)
     else:

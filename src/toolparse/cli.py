@@ -551,39 +551,38 @@ def _in_grammar(text: str, grammar: str, tools: list[Any] | None) -> str:
     return "".join(parts)
 
 
+# How each format's demo call is got wrong: (what is written, what the model writes instead)
+_UNQUOTED_INVOKE = (('invoke name="notify">', "invoke name=notify>"),)  # a name left unquoted
+_FUNCTION_TAG_OPEN = (("<function=notify>", "<function=notify"),)  # the function tag not closed
+_BREAKS: dict[str, tuple[tuple[str, str], ...]] = {
+    "qwen3-coder": _FUNCTION_TAG_OPEN,
+    "seed-oss": _FUNCTION_TAG_OPEN,
+    "mimo": _FUNCTION_TAG_OPEN,
+    "xml": (("</message></notify>", ""),),  # cut off: the output ends inside the call
+    **dict.fromkeys(
+        ("glm", "iquest-q1", "hunyuan"), (("<arg_value>done", "done"),)
+    ),  # a value without its tag
+    **dict.fromkeys(("beam", "muse"), ((':parameter name="message">', ':parameter name="message'),)),
+    "minicpm5": (('<param name="to">', '<param name="to>'),),  # a parameter's name left unclosed
+    "dots": (('<parameter name="message">', '<parameter name="message>'),),
+    **dict.fromkeys(
+        ("minimax", "gigachat3.5", "deepseek-v3.2", "deepseek-v4", "deepseek-v4.1", "step3"), _UNQUOTED_INVOKE
+    ),
+    "apertus": (('"done"}}', '"done"'),),  # the arguments object left open
+    "kimi-k3": (('tool="notify"', "tool=notify"),),
+    "k2-horizon": (("<ifm|arg_value>done</ifm|arg_value>", ""),),  # a key without its value
+    # (a string's closing delimiter left out)
+    **dict.fromkeys(("gemma4", "functiongemma"), (('done<|"|>', "done"), ("done<escape>", "done"))),
+    "command-r": (('"done"', '"done'),),  # a string left open
+}
+_JSON_CUT = (('"done"}', '"done"'), ('"done")', '"done"'))  # the JSON (or the literal) cut short
+
+
 def _broken(call: str, grammar: str) -> str:
     """A call as a model gets it wrong: its markup or its JSON cut short."""
-    if grammar in ("qwen3-coder", "seed-oss"):
-        return call.replace("<function=notify>", "<function=notify")
-    if grammar == "xml":  # cut off: the output ends inside the call
-        return call.replace("</message></notify>", "")
-    if grammar in ("glm", "iquest-q1", "hunyuan"):  # a value without its tag
-        return call.replace("<arg_value>done", "done")
-    if grammar in ("beam", "muse"):  # a parameter's name not closed
-        return call.replace(':parameter name="message">', ':parameter name="message')
-    if grammar == "minicpm5":  # a parameter's name left unclosed
-        return call.replace('<param name="to">', '<param name="to>')
-    if grammar == "minimax":  # a name left unquoted
-        return call.replace('<invoke name="notify">', "<invoke name=notify>")
-    if grammar == "apertus":  # the arguments object left open
-        return call.replace('"done"}}', '"done"', 1)
-    if grammar == "gigachat3.5":  # a name left unquoted
-        return call.replace('invoke name="notify">', "invoke name=notify>")
-    if grammar == "kimi-k3":  # a name left unquoted
-        return call.replace('tool="notify"', "tool=notify")
-    if grammar == "k2-horizon":  # a key without its value
-        return call.replace("<ifm|arg_value>done</ifm|arg_value>", "")
-    if grammar in ("gemma4", "functiongemma"):  # a string's closing delimiter left out
-        return call.replace('done<|"|>', "done", 1).replace("done<escape>", "done", 1)
-    if grammar == "command-r":  # a string left open
-        return call.replace('"done"', '"done', 1)
-    if grammar in ("deepseek-v3.2", "deepseek-v4", "deepseek-v4.1", "step3"):  # a name left unquoted
-        return call.replace('invoke name="notify">', "invoke name=notify>")
-    if grammar == "dots":  # a parameter's name not closed
-        return call.replace('<parameter name="message">', '<parameter name="message>')
-    if grammar == "mimo":  # the function tag not closed
-        return call.replace("<function=notify>", "<function=notify")
-    return call.replace('"done"}', '"done"', 1).replace('"done")', '"done"', 1)
+    for written, instead in _BREAKS.get(grammar, _JSON_CUT):
+        call = call.replace(written, instead, 1)
+    return call
 
 
 class _Style:

@@ -78,7 +78,8 @@ class Engine:
     front that builds one from a grammar's name and the caller's options.)"""
 
     # (no layout of its own: the concrete classes that run are built from this one
-    # and a base, the native core's shell or none, with these slots; see _concrete)
+    # and a shell, the reference's or the native core's, with these slots; see
+    # toolparse.engine.native.concrete)
     if not TYPE_CHECKING:
         __slots__ = ()
     _state: ClassVar[tuple[str, ...]] = (
@@ -245,13 +246,17 @@ class Engine:
             ``super().feed`` reaches the engine's.)"""
 
     def __copy__(self) -> Engine:
-        raise TypeError(f"a {type(self).__name__} cannot be copied: it holds one stream's state")
+        raise self._not_copied("copied")
 
     def __deepcopy__(self, memo: object) -> Engine:
-        raise TypeError(f"a {type(self).__name__} cannot be copied: it holds one stream's state")
+        raise self._not_copied("copied")
 
     def __reduce_ex__(self, protocol: object) -> Any:
-        raise TypeError(f"a {type(self).__name__} cannot be pickled: it holds one stream's state")
+        raise self._not_copied("pickled")
+
+    def _not_copied(self, how: str) -> TypeError:
+        """(both engines alike) A parser is not copied: it holds one stream's state."""
+        return TypeError(f"a {type(self).__name__} cannot be {how}: it holds one stream's state")
 
     def _reference_feed(self, delta: str) -> list[Event]:
         """The reference's ``feed`` (see :class:`ReferenceShell`)."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from types import ModuleType
+from types import GetSetDescriptorType, ModuleType
 from typing import Any, Final
 
 from toolparse.errors import InvalidOptionError
@@ -40,22 +40,16 @@ PURE_VARIABLE: Final = "TOOLPARSE_PURE"
 """Set to ``1`` to run the Python reference where the native core is built."""
 
 SHELL_STATE: Final = frozenset(
-    {
-        "_lane",
-        "_offset",
-        "_gathered",
-        "_string_run",
-        "_string_index",
-        "_string_id",
-        "_string_value",
-        "_kept",
-        "_string_args",
-        "_thought",
-        "_thought_chars",
-    }
+    ()
+    if _native is None
+    else (
+        name
+        for name, attribute in vars(_native.Shell).items()
+        if name.startswith("_") and not name.startswith("__") and isinstance(attribute, GetSetDescriptorType)
+    )
 )
-"""The engine state that the native shell holds (its own attributes, under the
-names of the reference's slots)."""
+"""The engine state that the native shell holds: its own attributes, under the
+names of the reference's slots (read off the shell, so the two cannot drift)."""
 
 
 def use_native(engine: str | None) -> bool:
