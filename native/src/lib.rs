@@ -38,6 +38,7 @@ pub mod events;
 pub mod lane;
 pub mod scan;
 pub mod shell;
+pub mod tables;
 
 use pyo3::prelude::*;
 
@@ -45,6 +46,7 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<lane::Lane>()?;
     m.add_class::<shell::Shell>()?;
+    m.add_class::<tables::PyTables>()?;
     m.add("STRING_RUN", shell::STRING_RUN)?;
     m.add("THOUGHT_WINDOW", shell::THOUGHT_WINDOW)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
