@@ -122,14 +122,42 @@ def describe(compiled: CompiledGrammar) -> dict[str, Any]:
     """The Python tables, in the shape of ``_native.Tables.describe()``."""
     blocks: list[Block] = []
 
+    def index(block: Block) -> int:
+        if not any(b is block for b in blocks):
+            blocks.append(block)
+        return next(k for k, b in enumerate(blocks) if b is block)
+
     def opener(spec: COpener) -> Any:
-        if not any(b is spec.block for b in blocks):
-            blocks.append(spec.block)
-        index = next(k for k, b in enumerate(blocks) if b is spec.block)
-        return (index, spec.region, spec.lenient, _step(spec.step), spec.again)
+        return (index(spec.block), spec.region, spec.lenient, _step(spec.step), spec.again)
 
     opener_steps = [(_term(t), opener(spec)) for t, spec in compiled.opener_steps.items()]
     start = None if compiled.start is None else opener(compiled.start)
+    auto: Any = None
+    if compiled.auto is not None:
+        tables = compiled.auto
+        claims = [
+            (
+                _term(term),
+                [
+                    (
+                        c.member,
+                        opener(c.opener),
+                        None if c.pattern is None else c.pattern.pattern,
+                        c.pattern is not None and c.pattern.pattern == "(?!)",
+                        c.takes_rest,
+                    )
+                    for c in owned
+                ],
+            )
+            for term, owned in tables.claims.items()
+        ]
+        owners = {index(block): member for block, member in tables.owners.items()}
+        auto = {
+            "members": [(name, describe(member)) for name, member in tables.members.items()],
+            "owners": [owners.get(k) for k in range(len(blocks))],
+            "claims": claims,
+            "deciders": list(tables.deciders.items()),
+        }
     return {
         "name": compiled.name,
         "openers": _terms(compiled.openers),
@@ -141,7 +169,7 @@ def describe(compiled: CompiledGrammar) -> dict[str, Any]:
         "opener_prefixes": sorted(compiled.opener_prefixes),
         "markup_prefixes": sorted(compiled.markup_prefixes),
         "token_openers": _terms(compiled.token_openers),
-        "auto": compiled.auto is not None,
+        "auto": auto,
         "blocks": [
             {
                 "closer": None if b.closer is None else _term(b.closer),
@@ -169,6 +197,48 @@ def test_the_native_core_reads_the_tables_of_every_grammar(name: str) -> None:
     tables = _native().Tables(compiled)
     assert tables.describe() == describe(compiled)
     assert tables.blocks == len(describe(compiled)["blocks"])
+
+
+_CLAIM_TEXTS = (
+    "",
+    " ",
+    "\n[",
+    "{",
+    ' {"name": 1}',
+    "[get_weather(city='Paris')]",
+    "\x1c[a",  # (a space to Python's \s, not to Unicode's)
+    "\x85 <",
+    "\u3000function=f",
+    "<function=x>",
+    "get_weather\n<arg_key>city</arg_key>",
+    "get_weather</tool_call>",
+    "get weather<arg_key>",
+    "x" * 130 + "<arg_key>",
+    "x" * 128 + "<arg_key>",
+    "f>\n{",
+    "f> <",
+    'ab">\n<param name="x">',
+    'ab"></function>',
+    "<\uff5ctool_call_begin\uff5c>",
+    " <tool_call>",
+    "\ud800[",
+    "[\ud800",
+)
+
+
+def test_auto_s_claims_match_alike() -> None:
+    compiled = _compiled("auto")
+    assert compiled.auto is not None
+    tables = _native().Tables(compiled)
+    seen = 0
+    for term, claims in compiled.auto.claims.items():
+        for k, claim in enumerate(claims):
+            for text in _CLAIM_TEXTS:
+                for cut in (text, text[:3], text[:-1]):
+                    expected = claim.pattern is not None and claim.pattern.match(cut, 0, 256) is not None
+                    assert tables.claim_matches(term, k, cut) is expected, (term, claim.member, cut)
+                    seen += expected
+    assert seen > 20
 
 
 def test_a_name_s_breakers_are_its_pattern() -> None:

@@ -514,12 +514,171 @@ pub struct Tables {
     pub opener_prefixes: Vec<String>,
     pub markup_prefixes: Vec<String>,
     pub token_openers: Option<Vec<Terminal>>,
-    /// `grammar="auto"`: the union of several grammars' openers (its claims
-    /// and deciders are not read yet: the native structure path leaves it to
-    /// the reference).
-    pub auto: bool,
-    /// Every block an opener opens, in the order first met.
+    /// `grammar="auto"`: the union of several grammars' openers, and what
+    /// decides between them.
+    pub auto: Option<Box<Auto>>,
+    /// Every block an opener opens, in the order first met (the openers, then
+    /// auto's claims and owners).
     pub blocks: Vec<Block>,
+}
+
+/// A member's claim on an opener several grammars share (`auto.Claim`).
+#[derive(Clone, Debug)]
+pub struct Claim {
+    pub member: String,
+    pub opener: Opener,
+    /// Matched at the text right after the opener (anchored, within
+    /// `LOOKAHEAD` characters); None: no pattern, or one that never matches
+    /// (`never`).
+    pub pattern: Option<regex::Regex>,
+    /// The Python pattern's source.
+    pub source: Option<String>,
+    pub never: bool,
+    pub takes_rest: bool,
+}
+
+impl PartialEq for Claim {
+    fn eq(&self, other: &Claim) -> bool {
+        self.member == other.member
+            && self.opener == other.opener
+            && self.pattern.as_ref().map(|p| p.as_str())
+                == other.pattern.as_ref().map(|p| p.as_str())
+            && self.never == other.never
+            && self.takes_rest == other.takes_rest
+    }
+}
+
+/// `grammar="auto"`'s tables (`auto.AutoTables`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Auto {
+    /// Each member's own tables, by name.
+    pub members: Vec<(String, Tables)>,
+    /// The member each block belongs to, by index in [`Tables::blocks`].
+    pub owners: Vec<Option<String>>,
+    pub claims: Vec<(Terminal, Vec<Claim>)>,
+    /// Markers that decide their member on sight.
+    pub deciders: Vec<(String, String)>,
+}
+
+/// Characters after a shared opener that a claim may look at (`auto.LOOKAHEAD`).
+pub const LOOKAHEAD: usize = 256;
+
+/// Python's `\s` as the body of a character class.
+const PYTHON_SPACES: &str = r"\t\n\x0B\x0C\r\x1C-\x20\x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}";
+
+/// A Python `re` pattern of the tables in the `regex` crate's syntax, or None
+/// for `(?!)` (never matches). Only what the tables use is accepted: literals,
+/// classes, groups, alternation, repetition, `\s` (Python's: `str.isspace`),
+/// `\uXXXX` and escaped punctuation; anything else (lookaround, anchors,
+/// `\w`, `\d`, backreferences) is refused rather than read differently.
+pub fn python_pattern(source: &str) -> Result<Option<String>, String> {
+    if source == "(?!)" {
+        return Ok(None);
+    }
+    let chars: Vec<char> = source.chars().collect();
+    let mut out = String::with_capacity(source.len() + 16);
+    let mut in_class = false;
+    let mut k = 0;
+    while k < chars.len() {
+        let c = chars[k];
+        k += 1;
+        match c {
+            '\\' => {
+                let Some(&e) = chars.get(k) else {
+                    return Err("a pattern ends in a backslash".into());
+                };
+                k += 1;
+                match e {
+                    's' if in_class => out.push_str(PYTHON_SPACES),
+                    's' => {
+                        out.push('[');
+                        out.push_str(PYTHON_SPACES);
+                        out.push(']');
+                    }
+                    'u' | 'U' | 'x' => {
+                        let digits = match e {
+                            'u' => 4,
+                            'U' => 8,
+                            _ => 2,
+                        };
+                        let hex: String = chars.iter().skip(k).take(digits).collect();
+                        let code = u32::from_str_radix(&hex, 16)
+                            .map_err(|_| format!("a bad \\{e} escape in {source:?}"))?;
+                        if hex.len() != digits {
+                            return Err(format!("a bad \\{e} escape in {source:?}"));
+                        }
+                        k += digits;
+                        out.push_str(&format!("\\x{{{code:X}}}"));
+                    }
+                    'n' => out.push_str("\\n"),
+                    't' => out.push_str("\\t"),
+                    'r' => out.push_str("\\r"),
+                    e if e.is_ascii_punctuation() || e == ' ' => {
+                        out.push_str(&format!("\\x{{{:X}}}", e as u32))
+                    }
+                    e => {
+                        return Err(format!(
+                            "\\{e} is not read alike by the native core: {source:?}"
+                        ))
+                    }
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push('[');
+                if chars.get(k) == Some(&'^') {
+                    out.push('^');
+                    k += 1;
+                }
+                if chars.get(k) == Some(&']') {
+                    out.push_str("\\]");
+                    k += 1;
+                }
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(']');
+            }
+            '(' if !in_class && chars.get(k) == Some(&'?') => {
+                if chars.get(k + 1) != Some(&':') {
+                    return Err(format!("only (?: groups are read alike: {source:?}"));
+                }
+                out.push_str("(?:");
+                k += 2;
+            }
+            '^' | '$' if !in_class => {
+                return Err(format!("anchors are not read alike: {source:?}"))
+            }
+            '[' | '&' | '~' | '-' if in_class => {
+                // (the regex crate gives these meanings inside a class: a nested
+                // class, and set operations)
+                if c == '-'
+                    && chars.get(k) != Some(&']')
+                    && !out.ends_with('[')
+                    && !out.ends_with('^')
+                {
+                    out.push('-');
+                } else {
+                    out.push_str(&format!("\\x{{{:X}}}", c as u32));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    if in_class {
+        return Err(format!("a class is not closed: {source:?}"));
+    }
+    Ok(Some(out))
+}
+
+impl Claim {
+    /// The claim holds for `window`, the text right after the opener (at most
+    /// [`LOOKAHEAD`] characters).
+    pub fn matches(&self, window: &str) -> bool {
+        self.pattern
+            .as_ref()
+            .is_some_and(|pattern| pattern.is_match(window))
+    }
 }
 
 fn sorted_strings(set: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
@@ -537,57 +696,133 @@ fn optional_terms(lexicon: &Bound<'_, PyAny>) -> PyResult<Option<Vec<Terminal>>>
     }
 }
 
+/// The blocks read so far, with the Python `Block` each was read from.
+type Blocks<'py> = Vec<(Bound<'py, PyAny>, Block)>;
+
+/// The index of `block` in `blocks`, read and added when first met.
+fn block_index<'py>(blocks: &mut Blocks<'py>, block: &Bound<'py, PyAny>) -> PyResult<usize> {
+    if let Some(index) = blocks.iter().position(|(known, _)| known.is(block)) {
+        return Ok(index);
+    }
+    let closer = block.getattr("closer")?;
+    let regions = block
+        .getattr("regions")?
+        .try_iter()?
+        .map(|region| Region::read(&region?))
+        .collect::<PyResult<Vec<_>>>()?;
+    let read = Block {
+        closer: if closer.is_none() {
+            None
+        } else {
+            Some(Terminal::read(&closer)?)
+        },
+        regions,
+        skip: Region::read(&block.getattr("skip")?)?,
+        xml: block.getattr("xml")?.extract()?,
+        literal: block.getattr("literal")?.extract()?,
+    };
+    blocks.push((block.clone(), read));
+    Ok(blocks.len() - 1)
+}
+
+fn read_opener<'py>(blocks: &mut Blocks<'py>, spec: &Bound<'py, PyAny>) -> PyResult<Opener> {
+    Ok(Opener {
+        block: block_index(blocks, &spec.getattr("block")?)?,
+        region: spec.getattr("region")?.extract()?,
+        lenient: spec.getattr("lenient")?.extract()?,
+        step: Step::read_optional(&spec.getattr("step")?)?,
+        again: spec.getattr("again")?.extract()?,
+    })
+}
+
+fn read_claim<'py>(blocks: &mut Blocks<'py>, claim: &Bound<'py, PyAny>) -> PyResult<Claim> {
+    let pattern = claim.getattr("pattern")?;
+    let source: Option<String> = if pattern.is_none() {
+        None
+    } else {
+        Some(pattern.getattr("pattern")?.extract()?)
+    };
+    let (pattern, never) = match &source {
+        None => (None, false),
+        Some(source) => match python_pattern(source).map_err(PyValueError::new_err)? {
+            None => (None, true),
+            Some(translated) => {
+                let anchored = format!("^(?:{translated})");
+                let compiled = regex::Regex::new(&anchored)
+                    .map_err(|e| PyValueError::new_err(format!("{source:?}: {e}")))?;
+                (Some(compiled), false)
+            }
+        },
+    };
+    Ok(Claim {
+        member: claim.getattr("member")?.extract()?,
+        opener: read_opener(blocks, &claim.getattr("opener")?)?,
+        pattern,
+        source,
+        never,
+        takes_rest: claim.getattr("takes_rest")?.extract()?,
+    })
+}
+
+fn read_auto<'py>(blocks: &mut Blocks<'py>, auto: &Bound<'py, PyAny>) -> PyResult<Auto> {
+    let mut claims = Vec::new();
+    for (term, owned) in auto.getattr("claims")?.downcast::<PyDict>()?.iter() {
+        let owned = owned
+            .try_iter()?
+            .map(|claim| read_claim(blocks, &claim?))
+            .collect::<PyResult<Vec<_>>>()?;
+        claims.push((Terminal::read(&term)?, owned));
+    }
+    let mut owners: Vec<Option<String>> = Vec::new();
+    for (block, member) in auto.getattr("owners")?.downcast::<PyDict>()?.iter() {
+        let index = block_index(blocks, &block)?;
+        owners.resize(blocks.len(), None);
+        owners[index] = Some(member.extract()?);
+    }
+    owners.resize(blocks.len(), None);
+    let members = auto
+        .getattr("members")?
+        .downcast::<PyDict>()?
+        .iter()
+        .map(|(name, member)| Ok((name.extract()?, Tables::read(&member)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let deciders = auto
+        .getattr("deciders")?
+        .downcast::<PyDict>()?
+        .iter()
+        .map(|(marker, member)| Ok((marker.extract()?, member.extract()?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(Auto {
+        members,
+        owners,
+        claims,
+        deciders,
+    })
+}
+
 impl Tables {
     /// Read the tables of a `CompiledGrammar`.
     pub fn read<'py>(compiled: &Bound<'py, PyAny>) -> PyResult<Tables> {
-        let mut blocks: Vec<(Bound<'py, PyAny>, Block)> = Vec::new();
-        let mut opener = |spec: &Bound<'py, PyAny>| -> PyResult<Opener> {
-            let block = spec.getattr("block")?;
-            let index = match blocks.iter().position(|(known, _)| known.is(&block)) {
-                Some(index) => index,
-                None => {
-                    let closer = block.getattr("closer")?;
-                    let regions = block
-                        .getattr("regions")?
-                        .try_iter()?
-                        .map(|region| Region::read(&region?))
-                        .collect::<PyResult<Vec<_>>>()?;
-                    let read = Block {
-                        closer: if closer.is_none() {
-                            None
-                        } else {
-                            Some(Terminal::read(&closer)?)
-                        },
-                        regions,
-                        skip: Region::read(&block.getattr("skip")?)?,
-                        xml: block.getattr("xml")?.extract()?,
-                        literal: block.getattr("literal")?.extract()?,
-                    };
-                    blocks.push((block, read));
-                    blocks.len() - 1
-                }
-            };
-            Ok(Opener {
-                block: index,
-                region: spec.getattr("region")?.extract()?,
-                lenient: spec.getattr("lenient")?.extract()?,
-                step: Step::read_optional(&spec.getattr("step")?)?,
-                again: spec.getattr("again")?.extract()?,
-            })
-        };
+        let mut blocks: Blocks<'py> = Vec::new();
         let mut opener_steps = Vec::new();
         for (term, spec) in compiled
             .getattr("opener_steps")?
             .downcast::<PyDict>()?
             .iter()
         {
-            opener_steps.push((Terminal::read(&term)?, opener(&spec)?));
+            opener_steps.push((Terminal::read(&term)?, read_opener(&mut blocks, &spec)?));
         }
         let start = compiled.getattr("start")?;
         let start = if start.is_none() {
             None
         } else {
-            Some(opener(&start)?)
+            Some(read_opener(&mut blocks, &start)?)
+        };
+        let auto = compiled.getattr("auto")?;
+        let auto = if auto.is_none() {
+            None
+        } else {
+            Some(Box::new(read_auto(&mut blocks, &auto)?))
         };
         Ok(Tables {
             name: compiled.getattr("name")?.extract()?,
@@ -600,7 +835,7 @@ impl Tables {
             opener_prefixes: sorted_strings(&compiled.getattr("opener_prefixes")?)?,
             markup_prefixes: sorted_strings(&compiled.getattr("markup_prefixes")?)?,
             token_openers: optional_terms(&compiled.getattr("token_openers")?)?,
-            auto: !compiled.getattr("auto")?.is_none(),
+            auto,
             blocks: blocks.into_iter().map(|(_, block)| block).collect(),
         })
     }
@@ -768,6 +1003,104 @@ impl Opener {
     }
 }
 
+fn describe_tables<'py>(py: Python<'py>, t: &Tables) -> PyResult<Bound<'py, PyAny>> {
+    let view = PyDict::new(py);
+    view.set_item("name", &t.name)?;
+    view.set_item("openers", terms_list(py, &t.openers)?)?;
+    view.set_item("start_openers", optional_terms_list(py, &t.start_openers)?)?;
+    let opener_steps = t
+        .opener_steps
+        .iter()
+        .map(|(term, opener)| Ok((term.describe(py)?, opener.describe(py)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    view.set_item("opener_steps", pairs(py, opener_steps)?)?;
+    view.set_item(
+        "start",
+        match &t.start {
+            Some(opener) => opener.describe(py)?,
+            None => py.None().into_bound(py),
+        },
+    )?;
+    view.set_item("tokens", t.tokens)?;
+    view.set_item("call_ends", &t.call_ends)?;
+    view.set_item("opener_prefixes", t.opener_prefixes.clone())?;
+    view.set_item("markup_prefixes", t.markup_prefixes.clone())?;
+    view.set_item("token_openers", optional_terms_list(py, &t.token_openers)?)?;
+    view.set_item(
+        "auto",
+        match &t.auto {
+            Some(auto) => describe_auto(py, auto)?,
+            None => py.None().into_bound(py),
+        },
+    )?;
+    let blocks = t
+        .blocks
+        .iter()
+        .map(|block| {
+            let view = PyDict::new(py);
+            view.set_item(
+                "closer",
+                match &block.closer {
+                    Some(closer) => closer.describe(py)?,
+                    None => py.None().into_bound(py),
+                },
+            )?;
+            let regions = block
+                .regions
+                .iter()
+                .map(|r| r.describe(py))
+                .collect::<PyResult<Vec<_>>>()?;
+            view.set_item("regions", regions)?;
+            view.set_item("skip", block.skip.describe(py)?)?;
+            view.set_item("xml", block.xml)?;
+            view.set_item("literal", block.literal)?;
+            Ok(view.into_any())
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    view.set_item("blocks", blocks)?;
+    Ok(view.into_any())
+}
+
+fn describe_auto<'py>(py: Python<'py>, auto: &Auto) -> PyResult<Bound<'py, PyAny>> {
+    let view = PyDict::new(py);
+    let members = auto
+        .members
+        .iter()
+        .map(|(name, tables)| {
+            Ok((
+                PyString::new(py, name).into_any(),
+                describe_tables(py, tables)?,
+            ))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    view.set_item("members", pairs(py, members)?)?;
+    view.set_item("owners", auto.owners.clone())?;
+    let claims = auto
+        .claims
+        .iter()
+        .map(|(term, claims)| {
+            let claims = claims
+                .iter()
+                .map(|c| {
+                    Ok((
+                        c.member.clone(),
+                        c.opener.describe(py)?,
+                        c.source.clone(),
+                        c.never,
+                        c.takes_rest,
+                    )
+                        .into_pyobject(py)?
+                        .into_any())
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok((term.describe(py)?, PyList::new(py, claims)?.into_any()))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    view.set_item("claims", pairs(py, claims)?)?;
+    view.set_item("deciders", auto.deciders.clone())?;
+    Ok(view.into_any())
+}
+
 /// `_native.Tables(compiled)`: a `CompiledGrammar` read into the native core.
 #[pyclass(module = "toolparse._native", name = "Tables", frozen)]
 pub struct PyTables {
@@ -786,56 +1119,33 @@ impl PyTables {
     /// The tables as plain Python values (lists, tuples, dicts, strings and
     /// numbers), for comparing with the Python tables they were read from.
     fn describe<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let t = &self.tables;
-        let view = PyDict::new(py);
-        view.set_item("name", &t.name)?;
-        view.set_item("openers", terms_list(py, &t.openers)?)?;
-        view.set_item("start_openers", optional_terms_list(py, &t.start_openers)?)?;
-        let opener_steps = t
-            .opener_steps
+        describe_tables(py, &self.tables)
+    }
+
+    /// Whether claim `k` of the shared opener `term` (auto's tables) holds
+    /// for `window`, the text right after the opener (`LOOKAHEAD` characters
+    /// at most; a lone surrogate is read as U+FFFD, which no claim names).
+    fn claim_matches(
+        &self,
+        term: &Bound<'_, PyAny>,
+        k: usize,
+        window: &Bound<'_, PyString>,
+    ) -> PyResult<bool> {
+        let term = Terminal::read(term)?;
+        let auto = self
+            .tables
+            .auto
+            .as_ref()
+            .ok_or_else(|| PyValueError::new_err("these tables are not auto's"))?;
+        let (_, claims) = auto
+            .claims
             .iter()
-            .map(|(term, opener)| Ok((term.describe(py)?, opener.describe(py)?)))
-            .collect::<PyResult<Vec<_>>>()?;
-        view.set_item("opener_steps", pairs(py, opener_steps)?)?;
-        view.set_item(
-            "start",
-            match &t.start {
-                Some(opener) => opener.describe(py)?,
-                None => py.None().into_bound(py),
-            },
-        )?;
-        view.set_item("tokens", t.tokens)?;
-        view.set_item("call_ends", &t.call_ends)?;
-        view.set_item("opener_prefixes", t.opener_prefixes.clone())?;
-        view.set_item("markup_prefixes", t.markup_prefixes.clone())?;
-        view.set_item("token_openers", optional_terms_list(py, &t.token_openers)?)?;
-        view.set_item("auto", t.auto)?;
-        let blocks = t
-            .blocks
-            .iter()
-            .map(|block| {
-                let view = PyDict::new(py);
-                view.set_item(
-                    "closer",
-                    match &block.closer {
-                        Some(closer) => closer.describe(py)?,
-                        None => py.None().into_bound(py),
-                    },
-                )?;
-                let regions = block
-                    .regions
-                    .iter()
-                    .map(|r| r.describe(py))
-                    .collect::<PyResult<Vec<_>>>()?;
-                view.set_item("regions", regions)?;
-                view.set_item("skip", block.skip.describe(py)?)?;
-                view.set_item("xml", block.xml)?;
-                view.set_item("literal", block.literal)?;
-                Ok(view.into_any())
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        view.set_item("blocks", blocks)?;
-        Ok(view.into_any())
+            .find(|(known, _)| *known == term)
+            .ok_or_else(|| PyValueError::new_err("no claim on that opener"))?;
+        let claim = claims
+            .get(k)
+            .ok_or_else(|| PyValueError::new_err("no such claim"))?;
+        Ok(claim.matches(&window.to_string_lossy()))
     }
 
     /// How many blocks the tables hold.
@@ -867,6 +1177,41 @@ mod tests {
         assert!(!class.has('a' as u32));
         let class = CharClass::new("<".chars(), false);
         assert!(!class.has(' ' as u32));
+    }
+
+    fn claim(source: &str) -> regex::Regex {
+        let translated = python_pattern(source).unwrap().unwrap();
+        regex::Regex::new(&format!("^(?:{translated})")).unwrap()
+    }
+
+    #[test]
+    fn python_patterns_read_alike() {
+        assert_eq!(python_pattern("(?!)"), Ok(None));
+        // (Python's \s: str.isspace, with the separators U+001C to U+001F)
+        let spaces = claim(r"\s*[\[{]");
+        assert!(spaces.is_match("\u{1c}\u{85}\u{3000} {"));
+        assert!(!spaces.is_match("x{"));
+        let name = claim(r#"[^\s<>=/\"']{1,128}>\s*\{"#);
+        assert!(name.is_match("get_weather>\n{"));
+        assert!(!name.is_match("get weather>{"));
+        assert!(!name.is_match(&format!("{}>{{", "x".repeat(129))));
+        assert!(claim(r"\s*<\uff5ctool_call_begin\uff5c>")
+            .is_match(" <\u{ff5c}tool_call_begin\u{ff5c}>"));
+        assert!(claim(r"\s*(?:<|function=)").is_match("function=f"));
+        assert!(claim(r"\-\ \#").is_match("- #"));
+        for refused in [
+            r"(?=x)",
+            r"(?<=x)",
+            r"\w",
+            r"\d+",
+            r"^x",
+            r"x$",
+            r"\Z",
+            r"(?P<a>x)",
+            r"[a",
+        ] {
+            assert!(python_pattern(refused).is_err(), "{refused}");
+        }
     }
 
     #[test]
