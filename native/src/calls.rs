@@ -120,6 +120,8 @@ pub trait Host {
         -> Result<(), Self::Error>;
     /// Append `canonical_json(coerce(text, None).value)`.
     fn coerce_json(&mut self, text: &str, out: &mut Vec<u8>) -> Result<(), Self::Error>;
+    /// Python's `KeyError(key)` (a member ended after its call closed).
+    fn key_error(&mut self, key: &[u8]) -> Self::Error;
     /// Python's None.
     fn none(&mut self) -> Self::Value;
     /// `json.loads(text)`.
@@ -473,10 +475,12 @@ impl<V> MemberCall<V> {
                 self.written = true;
             }
             Mode::Defer => {
+                // (the member is looked up first: after `close` it is gone)
+                let Some(&at) = self.deferred_at.get(&self.key) else {
+                    return Err(host.key_error(&self.key));
+                };
                 let value = self.converted(host)?;
-                if let Some(&at) = self.deferred_at.get(&self.key) {
-                    self.deferred[at].values.push(value);
-                }
+                self.deferred[at].values.push(value);
             }
             Mode::Drop => {}
         }
@@ -626,6 +630,9 @@ mod tests {
             out.extend_from_slice(text.as_bytes());
             Ok(())
         }
+        fn key_error(&mut self, key: &[u8]) -> String {
+            format!("KeyError {}", wide::lossy(key))
+        }
         fn none(&mut self) -> String {
             "null".into()
         }
@@ -740,6 +747,7 @@ mod tests {
         assert!(call.begin(&mut host, b"a_w".to_vec()).is_ok()); // (given, never ended: [])
         assert!(call.extra_issues().is_empty());
         call.close(&mut host).unwrap();
+        assert_eq!(call.end(&mut host), Err("KeyError a_w".to_owned())); // (as in Python)
         assert_eq!(
             call.extra_issues(),
             ["coerced", "dropped", "dropped", "coerced", "coerced"]

@@ -11,7 +11,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -236,6 +236,13 @@ impl Host for PyHost<'_, '_> {
         let coerced = refs(py)?.coerce.bind(py).call1((text, py.None()))?;
         let value = coerced.getattr(intern!(py, "value"))?.unbind();
         self.canonical_json(&value, out)
+    }
+
+    fn key_error(&mut self, key: &[u8]) -> PyErr {
+        match py_of(self.py, key) {
+            Ok(key) => PyKeyError::new_err(key.unbind()),
+            Err(err) => err,
+        }
     }
 
     fn none(&mut self) -> PyObject {
