@@ -34,16 +34,22 @@ macro_rules! with_units {
     }};
 }
 
+pub mod calls;
+pub mod calls_py;
 pub mod events;
 pub mod lane;
+pub mod pieces;
 pub mod scan;
 pub mod shell;
 pub mod tables;
+pub mod wide;
 
 use pyo3::prelude::*;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<calls_py::PyMemberCall>()?;
+    m.add_class::<calls_py::CallArgs>()?;
     m.add_class::<lane::Lane>()?;
     m.add_class::<shell::Shell>()?;
     m.add_class::<tables::PyTables>()?;
