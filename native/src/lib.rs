@@ -36,14 +36,19 @@ macro_rules! with_units {
 
 pub mod events;
 pub mod lane;
+pub mod lexicon;
+pub mod markers;
+pub mod pylexicon;
 pub mod scan;
 pub mod shell;
+pub mod tags;
 
 use pyo3::prelude::*;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<lane::Lane>()?;
+    m.add_class::<pylexicon::PyLexicon>()?;
     m.add_class::<shell::Shell>()?;
     m.add("STRING_RUN", shell::STRING_RUN)?;
     m.add("THOUGHT_WINDOW", shell::THOUGHT_WINDOW)?;
