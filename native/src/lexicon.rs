@@ -410,6 +410,17 @@ impl Lexicon {
         self.literals.binary_search_by(|l| compare(l, text)).ok()
     }
 
+    /// The index of the literal `name` is, if it is one.
+    pub fn literal_index_of(&self, name: Name<'_>) -> Option<usize> {
+        with_name!(name, s => self.literal_index(s))
+    }
+
+    /// The literal of index `k` is the beginning of a longer one: only such a
+    /// literal is ever [`Lexicon::undecided`].
+    pub fn extended(&self, k: usize) -> bool {
+        self.extended.get(k).copied().unwrap_or(false)
+    }
+
     /// The tag terms (`PropertyName` left out), in the order they are tried.
     pub fn tags(&self) -> &[TagTerm] {
         &self.tags
@@ -500,9 +511,7 @@ impl Lexicon {
             return false;
         };
         let at = start.min(text.len());
-        self.extended.get(k).copied().unwrap_or(false)
-            && text.len() - at < self.max_len
-            && trie.prefix_at(text, at)
+        self.extended(k) && text.len() - at < self.max_len && trie.prefix_at(text, at)
     }
 
     /// The terminal that begins exactly at `pos`.

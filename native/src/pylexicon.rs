@@ -292,6 +292,8 @@ pub struct PyLexicon {
     literal_strs: Vec<Py<PyString>>,
     #[pyo3(get)]
     literals: Py<PyFrozenSet>,
+    /// The literals that begin a longer one (`_extended`).
+    extended: Py<PyFrozenSet>,
     #[pyo3(get)]
     firsts: PyObject,
     #[pyo3(get)]
@@ -413,6 +415,12 @@ impl PyLexicon {
         let literal_strs: Vec<Py<PyString>> =
             literals.into_iter().map(|(_, s)| s.unbind()).collect();
         let literal_set = PyFrozenSet::new(py, literal_strs.iter().map(|s| s.bind(py)))?;
+        let extended = literal_strs
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| core.extended(k))
+            .map(|(_, s)| s.bind(py));
+        let extended = PyFrozenSet::new(py, extended)?.unbind();
         let firsts = match core.firsts() {
             Some(chars) => char_set(py, chars)?.into_any().unbind(),
             None => py.None(),
@@ -431,6 +439,7 @@ impl PyLexicon {
             terms: terms.unbind(),
             literal_strs,
             literals: literal_set.unbind(),
+            extended,
             firsts,
             after_lt: after_lt.unbind(),
             literal_patterns: GILOnceCell::new(),
@@ -483,15 +492,19 @@ impl PyLexicon {
     /// of a longer one.
     fn undecided(
         &self,
+        py: Python<'_>,
         text: &Bound<'_, PyString>,
         start: usize,
         found: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
+        // (`found not in self._extended`: the question most calls end at)
+        if !self.extended.bind(py).contains(found)? {
+            return Ok(false);
+        }
         let Ok(found) = found.downcast::<PyString>() else {
-            found.hash()?; // (as `found in a_frozenset` would)
             return Ok(false);
         };
-        let Some(k) = self.core.literal_index(&name_of(found).code_points()) else {
+        let Some(k) = self.core.literal_index_of(name_of(found)) else {
             return Ok(false);
         };
         Ok(unsafe {
