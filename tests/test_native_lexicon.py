@@ -223,7 +223,7 @@ def fragments(lexicon: Lexicon, extra: list[str], ctx: Context) -> st.SearchStra
         tags(spelled),
         st.sampled_from([0, 1, 2, 15, 16, 17]).flatmap(_spaces),
         st.sampled_from([1, 255, 256, 257]).map(lambda k: "n" * k),
-        st.sampled_from([*SPACES, "\u200b", "\x00", "x"]),
+        st.sampled_from([*SPACES, "\u200b", "\x00", "\ud800", "x"]),  # (a lone surrogate too)
         st.text(max_size=3),
     ]
     if literals:
@@ -335,3 +335,43 @@ def test_random_sets_of_terminals(data: st.DataObject) -> None:
     assert _outcome(lambda: NATIVE.Lexicon(terminals) and "made") == made
     if made == "made":
         compare(Lexicon(terminals), NATIVE.Lexicon(terminals), data)
+
+
+class Raising:
+    """A context whose attributes raise (a misuse: the error must come through)."""
+
+    key = "k"
+    call_name = "f"
+    property_names = ("path",)
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        raise KeyError("no tools here")
+
+    def given(self, name: str) -> bool:
+        raise LookupError(name)
+
+
+@pytest.mark.parametrize(
+    ("terms", "text", "ctx"),
+    [
+        ([TOOL_TAG], "x <write> y", Raising()),
+        ([TOOL_TAG, TOOL_EMPTY_TAG], "<wri", Raising()),
+        ([PROPERTY_NAME], "path>", Context(None, None, None, ("path",), frozenset())),
+        ([PROPERTY_NAME], "path>", Raising()),
+        ([TOOL_TAG], "<write>", Context(None, None, ["f", "write"], None, frozenset())),
+        ([TOOL_TAG], "<write>", Context(None, None, ("f", 7), None, frozenset())),
+        ([TOOL_TAG], "<write>", Context(None, None, (7,), None, frozenset())),
+    ],
+)
+def test_a_contexts_answers_and_errors_come_through(terms: list[object], text: str, ctx: Any) -> None:
+    python, rust = Lexicon(terms), NATIVE.Lexicon(terms)
+    for i in range(len(text) + 1):
+        for method in ("find", "match_at", "prefix_at", "partial_start"):
+            _same(python, rust, method, text, i, ctx)
+
+
+def test_terms_that_are_not_tag_terms_are_refused_alike() -> None:
+    for terms in ([CLOSER, TOOL_TAG, OPENER], ["a", "xab"], [""], ["", PROPERTY_NAME], [7, None, "<a"]):
+        expected = _outcome(lambda: Lexicon(terms) and "made")  # noqa: B023
+        assert _outcome(lambda: NATIVE.Lexicon(terms) and "made") == expected, terms  # noqa: B023
