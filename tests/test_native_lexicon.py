@@ -7,8 +7,9 @@ and random sets of terminals, are built twice; texts drawn from the
 lexicon's own terminals, their prefixes, tag-shaped fragments (names from
 the context, runs of spaces and names at their bounds), Unicode whitespace
 and noise are asked every question at drawn positions, with drawn contexts,
-and the answers (or the errors) must be the same. Skipped where the native
-core is not built.
+and the answers (or the errors) must be the same; so must the answers to
+every question the reference engine asks while parsing the fuzzer's
+outputs. Skipped where the native core is not built.
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ from toolparse.engine.declare import (
 )
 from toolparse.engine.lexicon import Hit, Lexicon
 from toolparse.engine.text import _reasoning_lexicons
+from toolparse.fuzz import outputs, parser_options, splits
 from toolparse.grammars import auto_tables, get_grammar, grammar_names
+from toolparse.invariants import engine_steps
 
 pytestmark = pytest.mark.skipif(
     not native.AVAILABLE, reason="the native core (toolparse._native) is not built in this installation"
@@ -375,3 +378,48 @@ def test_terms_that_are_not_tag_terms_are_refused_alike() -> None:
     for terms in ([CLOSER, TOOL_TAG, OPENER], ["a", "xab"], [""], ["", PROPERTY_NAME], [7, None, "<a"]):
         expected = _outcome(lambda: Lexicon(terms) and "made")  # noqa: B023
         assert _outcome(lambda: NATIVE.Lexicon(terms) and "made") == expected, terms  # noqa: B023
+
+
+# -- the engine's own calls -----------------------------------------------------------------------
+
+ASKED = ("find", "match_at", "partial_start", "prefix_at", "undecided", "first_chars")
+
+
+@pytest.mark.parametrize("grammar", sorted({*grammar_names(), "auto"}))
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
+@given(data=st.data())
+def test_the_engines_own_calls(grammar: str, data: st.DataObject) -> None:
+    """Every question the reference engine asks a lexicon while parsing the
+    fuzzer's outputs, asked of the native twin too, with the engine's live
+    context (its machine, its call): the same answers."""
+    text = data.draw(outputs(grammar), label="text")
+    deltas = data.draw(splits(text), label="deltas")
+    options = data.draw(parser_options(grammar), label="options")
+    twins: dict[int, tuple[Lexicon, Any]] = {}
+    differences: list[str] = []
+    originals = {name: getattr(Lexicon, name) for name in ASKED}
+
+    def asked(name: str) -> Callable[..., Any]:
+        original = originals[name]
+
+        def twice(self: Lexicon, *args: Any) -> Any:
+            twin = twins.get(id(self))
+            if twin is None:
+                twin = twins[id(self)] = (self, NATIVE.Lexicon(self.terms))
+            expected = _outcome(lambda: original(self, *args))
+            got = _outcome(lambda: getattr(twin[1], name)(*args))
+            if got != expected:
+                differences.append(f"{name}{args!r}: native {got!r}, reference {expected!r}")
+            return original(self, *args)
+
+        return twice
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ASKED:
+            patch.setattr(Lexicon, name, asked(name))
+        engine_steps(grammar, deltas, "python", **options)
+    assert not differences, differences[:3]
