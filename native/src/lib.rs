@@ -39,9 +39,11 @@ pub mod lane;
 pub mod lexicon;
 pub mod markers;
 pub mod pylexicon;
+pub mod pytext;
 pub mod scan;
 pub mod shell;
 pub mod tags;
+pub mod text;
 
 use pyo3::prelude::*;
 
@@ -49,6 +51,7 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<lane::Lane>()?;
     m.add_class::<pylexicon::PyLexicon>()?;
+    m.add_class::<pytext::PyTextScanner>()?;
     m.add_class::<shell::Shell>()?;
     m.add("STRING_RUN", shell::STRING_RUN)?;
     m.add("THOUGHT_WINDOW", shell::THOUGHT_WINDOW)?;

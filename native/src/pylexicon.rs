@@ -78,7 +78,7 @@ fn reference(py: Python<'_>) -> PyResult<&Reference> {
 }
 
 /// A `str`'s code points, in place.
-fn name_of<'a>(s: &'a Bound<'_, PyString>) -> Name<'a> {
+pub(crate) fn name_of<'a>(s: &'a Bound<'_, PyString>) -> Name<'a> {
     unsafe { units_of(s.as_ptr()) }
 }
 
@@ -95,7 +95,7 @@ unsafe fn units_of<'a>(p: *mut ffi::PyObject) -> Name<'a> {
 }
 
 /// A new `str` of `name`'s code points.
-fn new_str<'py>(py: Python<'py>, name: Name<'_>) -> PyResult<Bound<'py, PyString>> {
+pub(crate) fn new_str<'py>(py: Python<'py>, name: Name<'_>) -> PyResult<Bound<'py, PyString>> {
     let (kind, data, n) = match name {
         Name::U8(s) => (ffi::PyUnicode_1BYTE_KIND, s.as_ptr().cast(), s.len()),
         Name::U16(s) => (ffi::PyUnicode_2BYTE_KIND, s.as_ptr().cast(), s.len()),
@@ -134,7 +134,7 @@ impl Names for PyNames<'_> {
 /// Any Python object with `TagContext`'s attributes, each read once per call
 /// (when first asked). The first error is kept and raised when the call
 /// returns; after it, nothing more is asked of the object.
-struct PyContext<'a, 'py> {
+pub(crate) struct PyContext<'a, 'py> {
     ctx: &'a Bound<'py, PyAny>,
     key: OnceCell<Option<Bound<'py, PyString>>>,
     call_name: OnceCell<Option<Bound<'py, PyString>>>,
@@ -144,7 +144,7 @@ struct PyContext<'a, 'py> {
 }
 
 impl<'a, 'py> PyContext<'a, 'py> {
-    fn new(ctx: &'a Bound<'py, PyAny>) -> Self {
+    pub(crate) fn new(ctx: &'a Bound<'py, PyAny>) -> Self {
         PyContext {
             ctx,
             key: OnceCell::new(),
@@ -221,7 +221,7 @@ impl<'a, 'py> PyContext<'a, 'py> {
     }
 
     /// The first error of the call, if any.
-    fn check(self) -> PyResult<()> {
+    pub(crate) fn check(self) -> PyResult<()> {
         if let Some(e) = self.error.into_inner() {
             return Err(e);
         }
@@ -303,6 +303,35 @@ pub struct PyLexicon {
     literal_patterns: GILOnceCell<PyObject>,
 }
 
+/// `Hit(start, end, key, name)`, built as `tuple.__new__` builds it.
+pub(crate) fn new_hit(
+    py: Python<'_>,
+    start: usize,
+    end: usize,
+    key: PyObject,
+    name: Bound<'_, PyString>,
+) -> PyResult<PyObject> {
+    let refs = reference(py)?;
+    let items = [
+        start.into_pyobject(py)?.into_any().unbind(),
+        end.into_pyobject(py)?.into_any().unbind(),
+        key,
+        name.into_any().unbind(),
+    ];
+    unsafe {
+        let tp = refs.hit.as_ptr() as *mut ffi::PyTypeObject;
+        let alloc = (*tp).tp_alloc.unwrap_or(ffi::PyType_GenericAlloc);
+        let obj = alloc(tp, 4);
+        if obj.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        for (i, item) in items.into_iter().enumerate() {
+            ffi::PyTuple_SET_ITEM(obj, i as ffi::Py_ssize_t, item.into_ptr()); // (steals)
+        }
+        Ok(PyObject::from_owned_ptr(py, obj))
+    }
+}
+
 /// A frozenset of one-character `str`s.
 fn char_set<'py>(py: Python<'py>, chars: &[u32]) -> PyResult<Bound<'py, PyFrozenSet>> {
     let strs = chars
@@ -313,33 +342,24 @@ fn char_set<'py>(py: Python<'py>, chars: &[u32]) -> PyResult<Bound<'py, PyFrozen
 }
 
 impl PyLexicon {
-    /// `Hit(start, end, key, name)`, built as `tuple.__new__` builds it.
-    fn hit<'py, T: Unit>(&self, py: Python<'py>, text: &[T], hit: Hit) -> PyResult<PyObject> {
-        let refs = reference(py)?;
-        let key = match hit.key {
-            Key::Literal(k) => self.literal_strs[k].clone_ref(py).into_any(),
-            Key::Tag(term) => refs.terms[term as usize].clone_ref(py),
-        };
+    /// The core's hit as the reference's `Hit`.
+    fn hit<T: Unit>(&self, py: Python<'_>, text: &[T], hit: Hit) -> PyResult<PyObject> {
+        let key = self.key(py, hit.key)?;
         let name = new_str(py, T::name(&text[hit.name.0..hit.name.1]))?;
-        let items = [
-            hit.start.into_pyobject(py)?.into_any().unbind(),
-            hit.end.into_pyobject(py)?.into_any().unbind(),
-            key,
-            name.into_any().unbind(),
-        ];
-        unsafe {
-            let tp = refs.hit.as_ptr() as *mut ffi::PyTypeObject;
-            let alloc = (*tp).tp_alloc.unwrap_or(ffi::PyType_GenericAlloc);
-            let obj = alloc(tp, 4);
-            if obj.is_null() {
-                return Err(PyErr::fetch(py));
-            }
-            for (i, item) in items.into_iter().enumerate() {
-                ffi::PyTuple_SET_ITEM(obj, i as ffi::Py_ssize_t, item.into_ptr());
-                // (steals)
-            }
-            Ok(PyObject::from_owned_ptr(py, obj))
-        }
+        new_hit(py, hit.start, hit.end, key, name)
+    }
+
+    /// A hit's key: the literal's `str`, or the very `Term` constant.
+    pub(crate) fn key(&self, py: Python<'_>, key: Key) -> PyResult<PyObject> {
+        Ok(match key {
+            Key::Literal(k) => self.literal_strs[k].clone_ref(py).into_any(),
+            Key::Tag(term) => reference(py)?.terms[term as usize].clone_ref(py),
+        })
+    }
+
+    /// The core.
+    pub(crate) fn core(&self) -> &Lexicon {
+        &self.core
     }
 
     fn answer<T: Unit>(&self, py: Python<'_>, text: &[T], hit: Option<Hit>) -> PyResult<PyObject> {
@@ -353,7 +373,7 @@ impl PyLexicon {
 #[pymethods]
 impl PyLexicon {
     #[new]
-    fn new(py: Python<'_>, terminals: &Bound<'_, PyAny>) -> PyResult<Self> {
+    pub(crate) fn new(py: Python<'_>, terminals: &Bound<'_, PyAny>) -> PyResult<Self> {
         let refs = reference(py)?;
         let terms =
             unsafe { Bound::from_owned_ptr_or_err(py, ffi::PySequence_Tuple(terminals.as_ptr()))? }
