@@ -19,11 +19,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolparse.engine import native
+from toolparse.engine.compile import compile_grammar
 from toolparse.engine.declare import Term
 from toolparse.engine.lexicon import Hit
-from toolparse.engine.text import TextScanner
+from toolparse.engine.text import ANSWER, REASONING_CLOSE, REASONING_OPEN, TextScanner
+from toolparse.errors import InvalidOptionError
 from toolparse.fuzz import outputs, parser_options, splits
-from toolparse.grammars import grammar_names
+from toolparse.grammars import auto_tables, get_grammar, grammar_names
+from toolparse.grammars.reasoning import REASONING, reasoning_for
 from toolparse.invariants import engine_steps
 
 pytestmark = pytest.mark.skipif(
@@ -108,3 +111,94 @@ def test_the_scanners_answer_the_engines_calls_alike(grammar: str, data: st.Data
             patch.setattr(TextScanner, name, called(name))
         engine_steps(grammar, deltas, "python", **options)
     assert not differences, differences[:3]
+
+
+# -- scanners driven directly, on Markdown -----------------------------------------------------
+
+
+class Context:
+    """A ``TagContext`` with declared tools and nothing being read."""
+
+    key = None
+    call_name = None
+    property_names = None
+
+    def __init__(self, tool_names: tuple[str, ...] | None) -> None:
+        self.tool_names = tool_names
+
+    def given(self, name: str) -> bool:
+        return False
+
+
+MARKDOWN = [
+    *["```", "~~~", "````", "``", "```\n", "```\t\n", "``` \t", "~~~~\n", "   ```", "```py\n"],
+    *["> ", ">", "> quote\n", "\n", "\n\n", "   ", "    ", " ", "\t", "text", "x < 4", "\u200b"],
+]
+"""Fences (open, close, too short), quotes, indents and prose."""
+
+
+@pytest.mark.parametrize("grammar", sorted({*grammar_names(), "auto"}))
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
+@given(data=st.data())
+def test_the_scanners_read_markdown_alike(grammar: str, data: st.DataObject) -> None:
+    """A scanner and its twin, made for drawn reasoning, forced answers and
+    tools, read drawn Markdown around the grammar's openers as the engine
+    reads it (delta by delta, a block ending after each opener)."""
+    compiled = auto_tables() if grammar == "auto" else compile_grammar(get_grammar(grammar))
+    option = data.draw(st.sampled_from([None, *sorted(REASONING)]), label="reasoning")
+    reasoning = reasoning_for(get_grammar(grammar), option)
+    tools = data.draw(st.sampled_from([None, ("f",), ("f", "write")]), label="tools")
+    try:
+        scanner = TextScanner(
+            compiled, Context(tools), reasoning, answer=data.draw(st.booleans(), label="answer")
+        )
+    except InvalidOptionError:
+        return
+    twin = NATIVE.TextScanner(scanner)
+    s: Any = scanner
+    words = sorted({*s._openers.literals, *(s._code_openers.literals if s._code_openers else ())})
+    words += [m for m in (s._r_open, s._r_close, *s._markup) if m]
+    pieces = st.sampled_from([*MARKDOWN, "<f>", "</f>", "<f/>", "<write>"])
+    if words:
+        word = st.sampled_from(words)
+        pieces |= word | word | word.flatmap(lambda w: st.integers(1, len(w)).map(lambda k: w[:k]))
+    text = "".join(data.draw(st.lists(pieces, max_size=16), label="pieces"))
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=6), label="cuts") | {len(text)})
+
+    def both(name: str, *args: Any) -> None:
+        expected = _outcome(lambda: getattr(scanner, name)(*args))
+        got = _outcome(lambda: getattr(twin, name)(*args))
+        assert got == expected, f"{name}{args!r}: native {got!r}, reference {expected!r}"
+        assert twin.standing == _standing(scanner), f"after {name}{args!r}"
+
+    i, steps = 0, 0
+    for cut in cuts:
+        buffer = text[:cut]
+        last = cut == len(text)
+        if data.draw(st.booleans(), label="ordinary line?") and i < cut:
+            both("starts_ordinary_line", buffer[i:cut])
+        while steps < 4 * len(text) + 20:
+            steps += 1
+            expected = _outcome(lambda: scanner.scan(buffer, i, last))  # noqa: B023
+            got = _outcome(lambda: twin.scan(buffer, i, last))  # noqa: B023
+            assert got == expected, f"scan({buffer!r}, {i}, {last}): native {got!r}, reference {expected!r}"
+            assert twin.standing == _standing(scanner), f"after scan({buffer!r}, {i}, {last})"
+            assert isinstance(expected, tuple)
+            stop, answer = expected
+            if not isinstance(answer, tuple) or answer[0] != "hit":
+                i = stop
+                break
+            _, end, key, _ = answer[1]
+            if key is REASONING_OPEN:
+                both("enter_reasoning")
+            elif key is REASONING_CLOSE:
+                both("leave_reasoning")
+            elif key is ANSWER:
+                pass
+            else:
+                both("after_block", buffer[end - 1] if end > 0 else "")
+            i = max(end, i)
