@@ -38,10 +38,16 @@ pub mod calls;
 pub mod calls_py;
 pub mod events;
 pub mod lane;
+pub mod lexicon;
+pub mod markers;
 pub mod pieces;
+pub mod pylexicon;
+pub mod pytext;
 pub mod scan;
 pub mod shell;
 pub mod tables;
+pub mod tags;
+pub mod text;
 pub mod wide;
 
 use pyo3::prelude::*;
@@ -51,6 +57,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<calls_py::PyMemberCall>()?;
     m.add_class::<calls_py::CallArgs>()?;
     m.add_class::<lane::Lane>()?;
+    m.add_class::<pylexicon::PyLexicon>()?;
+    m.add_class::<pytext::PyTextScanner>()?;
     m.add_class::<shell::Shell>()?;
     m.add_class::<tables::PyTables>()?;
     m.add("STRING_RUN", shell::STRING_RUN)?;
