@@ -36,9 +36,15 @@ macro_rules! with_units {
 
 pub mod events;
 pub mod lane;
+pub mod lexicon;
+pub mod markers;
+pub mod pylexicon;
+pub mod pyvalue;
 pub mod scan;
 pub mod shell;
 pub mod tables;
+pub mod tags;
+pub mod value;
 
 use pyo3::prelude::*;
 
@@ -47,6 +53,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<lane::Lane>()?;
     m.add_class::<shell::Shell>()?;
     m.add_class::<tables::PyTables>()?;
+    m.add_class::<pylexicon::PyLexicon>()?;
+    m.add_class::<pyvalue::PyValueReader>()?;
     m.add("STRING_RUN", shell::STRING_RUN)?;
     m.add("THOUGHT_WINDOW", shell::THOUGHT_WINDOW)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
