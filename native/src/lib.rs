@@ -39,11 +39,13 @@ pub mod lane;
 pub mod lexicon;
 pub mod markers;
 pub mod pylexicon;
+pub mod pytext;
 pub mod pyvalue;
 pub mod scan;
 pub mod shell;
 pub mod tables;
 pub mod tags;
+pub mod text;
 pub mod value;
 
 use pyo3::prelude::*;
@@ -55,6 +57,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tables::PyTables>()?;
     m.add_class::<pylexicon::PyLexicon>()?;
     m.add_class::<pyvalue::PyValueReader>()?;
+    m.add_class::<pytext::PyTextScanner>()?;
     m.add("STRING_RUN", shell::STRING_RUN)?;
     m.add("THOUGHT_WINDOW", shell::THOUGHT_WINDOW)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
