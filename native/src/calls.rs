@@ -16,7 +16,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::pieces::Pieces;
-use crate::tables::is_python_space;
+use crate::tags::is_python_space;
 use crate::wide;
 
 /// How a member is read (`calls._STREAM` ... `calls._DROP`, same numbers).

@@ -43,11 +43,13 @@ pub mod markers;
 pub mod pieces;
 pub mod pylexicon;
 pub mod pytext;
+pub mod pyvalue;
 pub mod scan;
 pub mod shell;
 pub mod tables;
 pub mod tags;
 pub mod text;
+pub mod value;
 pub mod wide;
 
 use pyo3::prelude::*;
@@ -61,6 +63,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pytext::PyTextScanner>()?;
     m.add_class::<shell::Shell>()?;
     m.add_class::<tables::PyTables>()?;
+    m.add_class::<pyvalue::PyValueReader>()?;
     m.add("STRING_RUN", shell::STRING_RUN)?;
     m.add("THOUGHT_WINDOW", shell::THOUGHT_WINDOW)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;

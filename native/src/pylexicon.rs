@@ -343,7 +343,7 @@ fn char_set<'py>(py: Python<'py>, chars: &[u32]) -> PyResult<Bound<'py, PyFrozen
 
 impl PyLexicon {
     /// The core's hit as the reference's `Hit`.
-    fn hit<T: Unit>(&self, py: Python<'_>, text: &[T], hit: Hit) -> PyResult<PyObject> {
+    pub(crate) fn hit<T: Unit>(&self, py: Python<'_>, text: &[T], hit: Hit) -> PyResult<PyObject> {
         let key = self.key(py, hit.key)?;
         let name = new_str(py, T::name(&text[hit.name.0..hit.name.1]))?;
         new_hit(py, hit.start, hit.end, key, name)

@@ -13,6 +13,8 @@
 //! tables of every grammar.
 
 use pyo3::exceptions::PyValueError;
+
+use crate::tags::is_python_space;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFrozenSet, PyList, PyString, PyTuple};
 
@@ -236,12 +238,6 @@ fn describe_optional<'py>(py: Python<'py>, step: &Option<Step>) -> PyResult<Boun
         Some(step) => step.describe(py),
         None => Ok(py.None().into_bound(py)),
     }
-}
-
-/// Python's `str.isspace` (what `\s` matches in a `str` pattern).
-pub fn is_python_space(c: u32) -> bool {
-    matches!(c, 0x09..=0x0d | 0x1c..=0x20 | 0x85 | 0xa0 | 0x1680 | 0x2000..=0x200a)
-        || matches!(c, 0x2028 | 0x2029 | 0x202f | 0x205f | 0x3000)
 }
 
 /// A set of characters, as a regex character class of the tables

@@ -1,0 +1,719 @@
+//! Reading a parameter's value as it streams, up to the terminal that ends it
+//! (`toolparse.engine.value.ValueReader`, transliterated).
+//!
+//! Model-written values are text: code, HTML and prose with raw `<`, `>` and
+//! `&`, often markup of the very format being written. A terminal ends a value
+//! only when its step's conditions hold (`confirm`: what follows it, after
+//! whitespace, is one of the given terminals or the end of the stream;
+//! `line_start`: it begins a line). One newline after the opening tag and one
+//! before the ending terminal are dropped (unless `keep_newlines`); a
+//! `<value>...</value>` wrapper is unwrapped; in XML values the predefined
+//! entities and numeric references are decoded and CDATA unwrapped; markup
+//! the grammar lets a value nest is counted.
+//!
+//! The reader never holds text: where it cannot decide yet it stops, and is
+//! given the same characters again with more text. Each character is looked
+//! at a bounded number of times. The Python module's docstring has the rules
+//! in full; this one keeps its names and states, so that a difference found by
+//! the differential test points at one function in each.
+//!
+//! Not here: `fast_piece`, the string lane's look at a plain delta (it is
+//! `scan::value_split`), and `only_closes` (the gather lane's, with its stops).
+
+use std::sync::Arc;
+
+use crate::lexicon::{Hit, Key, Lexicon, TagContext, Terminal, Unit};
+
+const CDATA: &[u8] = b"<![CDATA[";
+const WRAP_OPEN: &[u8] = b"<value>";
+const WRAP_CLOSE: &[u8] = b"</value>";
+const CDATA_END: &[u8] = b"]]>";
+/// Whitespace looked past for a confirmation (`_MAX_SPACE_BEFORE_CONFIRM`).
+const MAX_SPACE_BEFORE_CONFIRM: usize = 64;
+
+/// Where the reader is (`_START`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Nothing read yet: a first newline is dropped, a `<value>` wrapper unwrapped.
+    Start,
+    Text,
+    /// Inside CDATA (xml).
+    CdataText,
+    /// After `</value>`: only whitespace before the ending terminal.
+    AfterWrap,
+}
+
+/// When a terminal ends a value (`value.Condition`).
+#[derive(Clone, Debug)]
+pub struct Condition {
+    /// The terminal counts only when one of these follows it (after whitespace).
+    pub confirm: Option<Lexicon>,
+    /// (With `confirm`) the stream ending right after it confirms it too.
+    pub end_of_stream: bool,
+    /// The terminal counts only where it begins a line.
+    pub line_start: bool,
+}
+
+const ALWAYS: Condition = Condition {
+    confirm: None,
+    end_of_stream: true,
+    line_start: false,
+};
+
+/// A value region's tables: what every value read there shares.
+#[derive(Clone, Debug)]
+pub struct ValueTables {
+    pub lexicon: Lexicon,
+    /// The terminals that may end the value.
+    pub steps: Vec<Terminal>,
+    pub conditions: Vec<(Terminal, Condition)>,
+    /// Markup the value may nest: opener -> closer.
+    pub nest: Vec<(Terminal, Terminal)>,
+    pub nest_at_line_start: bool,
+    pub keep_newlines: bool,
+    pub xml: bool,
+}
+
+/// Where a value's text goes (`emit`): a piece of the text given, or text the
+/// reader made (a decoded entity, markup read as text), each after a newline
+/// the reader held when `newline` is true (Python's `"\n" + piece`).
+pub trait Emit<T> {
+    fn text(&mut self, newline: bool, piece: &[T]);
+    fn points(&mut self, newline: bool, piece: &[u32]);
+}
+
+/// The terminal `key` of `lexicon` is `term`.
+fn is(term: &Terminal, lexicon: &Lexicon, key: Key) -> bool {
+    match (term, key) {
+        (Terminal::Tag(a), Key::Tag(b)) => *a == b,
+        (Terminal::Literal(a), Key::Literal(k)) => lexicon.literals().get(k) == Some(a),
+        _ => false,
+    }
+}
+
+fn lookup<'a, V>(entries: &'a [(Terminal, V)], lexicon: &Lexicon, key: Key) -> Option<&'a V> {
+    entries
+        .iter()
+        .find(|(t, _)| is(t, lexicon, key))
+        .map(|(_, v)| v)
+}
+
+fn begins<T: Unit>(text: &[T], at: usize, prefix: &[u8]) -> bool {
+    text.len() >= at + prefix.len()
+        && text[at..at + prefix.len()]
+            .iter()
+            .zip(prefix)
+            .all(|(&a, &b)| a.into() == u32::from(b))
+}
+
+/// `prefix.startswith(text[at:])`, the rest of the text shorter than `prefix`.
+fn cut_short<T: Unit>(text: &[T], at: usize, prefix: &[u8]) -> bool {
+    let rest = &text[at.min(text.len())..];
+    rest.len() < prefix.len()
+        && rest
+            .iter()
+            .zip(prefix)
+            .all(|(&a, &b)| a.into() == u32::from(b))
+}
+
+fn is_strip_space(c: u32) -> bool {
+    matches!(c, 0x20 | 0x09 | 0x0d | 0x0a)
+}
+
+/// `piece.strip(" \t\r\n")` is not empty.
+fn has_ink<T: Unit>(piece: &[T]) -> bool {
+    piece.iter().any(|&c| !is_strip_space(c.into()))
+}
+
+fn rfind<T: Unit>(text: &[T], c: u32) -> Option<usize> {
+    text.iter().rposition(|&u| u.into() == c)
+}
+
+fn is_digit(c: u32) -> bool {
+    (0x30..=0x39).contains(&c)
+}
+
+fn is_hex(c: u32) -> bool {
+    is_digit(c) || (0x41..=0x46).contains(&c) || (0x61..=0x66).contains(&c)
+}
+
+fn is_lower(c: u32) -> bool {
+    (0x61..=0x7a).contains(&c)
+}
+
+fn equals_ascii<T: Unit>(units: &[T], word: &[u8]) -> bool {
+    units.len() == word.len() && begins(units, 0, word)
+}
+
+/// `xml_tree.ENTITY.match(text, at)`: `(end, decoded)` of an entity at `at`,
+/// `decoded` None where it stands for no valid character (`decode_entity`).
+pub fn entity_at<T: Unit>(text: &[T], at: usize) -> Option<(usize, Option<u32>)> {
+    if text.get(at).map(|&c| c.into()) != Some(u32::from(b'&')) {
+        return None;
+    }
+    let rest = &text[at + 1..];
+    let semi = rest
+        .iter()
+        .take(10)
+        .position(|&c| c.into() == u32::from(b';'))?;
+    let name = &rest[..semi];
+    let end = at + 1 + semi + 1;
+    for (word, c) in [
+        (&b"lt"[..], '<'),
+        (b"gt", '>'),
+        (b"amp", '&'),
+        (b"quot", '"'),
+        (b"apos", '\''),
+    ] {
+        if equals_ascii(name, word) {
+            return Some((end, Some(c as u32)));
+        }
+    }
+    if name.first().map(|&c| c.into()) != Some(u32::from(b'#')) {
+        return None;
+    }
+    let hex = name
+        .get(1)
+        .is_some_and(|&c| matches!(c.into(), 0x78 | 0x58));
+    let digits = &name[if hex { 2 } else { 1 }..];
+    let (most, ok): (usize, fn(u32) -> bool) = if hex { (7, is_hex) } else { (8, is_digit) };
+    if digits.is_empty() || digits.len() > most || !digits.iter().all(|&c| ok(c.into())) {
+        return None;
+    }
+    let radix = if hex { 16 } else { 10 };
+    let code = digits.iter().fold(0u64, |n, &c| {
+        n * radix
+            + u64::from(
+                char::from_u32(c.into())
+                    .and_then(|c| c.to_digit(16))
+                    .unwrap_or(0),
+            )
+    });
+    let valid = code != 0 && code <= 0x10FFFF && !(0xD800..=0xDFFF).contains(&code);
+    Some((end, if valid { Some(code as u32) } else { None }))
+}
+
+/// `xml_tree.ENTITY_PREFIX.match(text, at)`: what runs from `at` to the text's
+/// end may still grow into an entity.
+pub fn entity_prefix_at<T: Unit>(text: &[T], at: usize) -> bool {
+    if text.get(at).map(|&c| c.into()) != Some(u32::from(b'&')) {
+        return false;
+    }
+    let rest: Vec<u32> = text[at + 1..].iter().map(|&c| c.into()).collect();
+    if rest.len() <= 4 && rest.iter().all(|&c| is_lower(c)) {
+        return true;
+    }
+    if rest.first() != Some(&u32::from(b'#')) {
+        return false;
+    }
+    let decimal = &rest[1..];
+    if decimal.len() <= 8 && decimal.iter().all(|&c| is_digit(c)) {
+        return true;
+    }
+    match decimal.first() {
+        Some(&x) if x == 0x78 || x == 0x58 => {
+            decimal.len() - 1 <= 7 && decimal[1..].iter().all(|&c| is_hex(c))
+        }
+        _ => false,
+    }
+}
+
+/// A terminal found last time, awaiting what follows it: its text, its key,
+/// and its name's place relative to its start.
+#[derive(Clone, Debug)]
+struct Pending {
+    text: Vec<u32>,
+    key: Key,
+    name: (usize, usize),
+}
+
+/// Reads one value (see the module's documentation).
+#[derive(Clone, Debug)]
+pub struct ValueReader {
+    tables: Arc<ValueTables>,
+    xml: bool,
+    markup: bool,
+    /// `&` needs a look too (`_SPECIAL_XML`): XML that is decoded.
+    amp_special: bool,
+    state: State,
+    /// A newline read but not yet emitted (it may be the last).
+    newline: bool,
+    /// Only whitespace since the value began or the last newline.
+    line_start: bool,
+    wrapped: bool,
+    /// The one newline after the opening tag is gone.
+    lead_dropped: bool,
+    /// Open nested markup, by its closing terminal.
+    depth: Option<Vec<(Terminal, usize)>>,
+    pending: Option<Pending>,
+}
+
+impl ValueReader {
+    pub fn new(tables: Arc<ValueTables>, markup: bool) -> ValueReader {
+        let xml = tables.xml;
+        let keep_newlines = tables.keep_newlines;
+        ValueReader {
+            tables,
+            xml,
+            markup,
+            amp_special: xml && !markup,
+            state: State::Start,
+            newline: false,
+            line_start: true,
+            wrapped: false,
+            lead_dropped: keep_newlines,
+            depth: None,
+            pending: None,
+        }
+    }
+
+    /// Text the string lane takes would be emitted exactly as it is (`plain`).
+    pub fn plain(&self) -> bool {
+        self.state == State::Text && !self.newline && !self.line_start
+    }
+
+    /// Nothing of the value is read yet (but a dropped newline after its tag).
+    pub fn fresh(&self) -> bool {
+        self.state == State::Start
+    }
+
+    /// Markup opened inside the value (`nest`) is still open.
+    pub fn nested(&self) -> bool {
+        self.depth
+            .as_ref()
+            .is_some_and(|d| d.iter().any(|(_, n)| *n > 0))
+    }
+
+    /// Read `text[i:]`: `(position, terminal)` when a terminal ends the value at
+    /// `position`; `(position, None)` when the text up to `position` is read and
+    /// the rest (if any) cannot be decided before more text comes.
+    pub fn read<T: Unit, C: TagContext + ?Sized, E: Emit<T> + ?Sized>(
+        &mut self,
+        text: &[T],
+        mut i: usize,
+        is_final: bool,
+        ctx: &C,
+        emit: &mut E,
+    ) -> (usize, Option<Hit>) {
+        let n = text.len();
+        while i < n {
+            match self.state {
+                State::Start => {
+                    let (next, wait) = self.start(text, i, is_final);
+                    i = next;
+                    if wait {
+                        return (i, None);
+                    }
+                    continue;
+                }
+                State::CdataText => {
+                    i = self.cdata(text, i, is_final, emit);
+                    if self.state == State::CdataText {
+                        return (i, None);
+                    }
+                    continue;
+                }
+                State::AfterWrap => {
+                    match text[i..].iter().position(|&c| !is_strip_space(c.into())) {
+                        None => return (n, None),
+                        Some(k) => i += k,
+                    }
+                    self.state = State::Text;
+                    continue;
+                }
+                State::Text => {}
+            }
+            let amp = self.amp_special;
+            let stop = text[i..]
+                .iter()
+                .position(|&c| {
+                    let c: u32 = c.into();
+                    c == u32::from(b'<') || (amp && c == u32::from(b'&'))
+                })
+                .map_or(n, |k| k + i);
+            if stop > i {
+                self.lines(&text[i..stop], emit);
+                i = stop;
+                if i == n {
+                    return (n, None);
+                }
+            }
+            if text[i].into() == u32::from(b'&') {
+                if let Some((end, decoded)) = entity_at(text, i) {
+                    match decoded {
+                        Some(c) => self.points(&[c], emit),
+                        None => self.text(&text[i..end], emit),
+                    }
+                    i = end;
+                } else if !is_final && entity_prefix_at(text, i) {
+                    return (i, None);
+                } else {
+                    self.points(&[u32::from(b'&')], emit);
+                    i += 1;
+                }
+            } else {
+                let (j, hit) = self.at_markup(text, i, is_final, ctx, emit);
+                if hit.is_some() || j == i {
+                    return (j, hit);
+                }
+                i = j;
+            }
+        }
+        (n, None)
+    }
+
+    /// The stream ended inside the value: emit a newline still held.
+    pub fn finish<T, E: Emit<T> + ?Sized>(&mut self, emit: &mut E) {
+        if self.newline {
+            emit.points(false, &[u32::from(b'\n')]);
+            self.newline = false;
+        }
+    }
+
+    // -- pieces ----------------------------------------------------------------------
+
+    /// Text without markup, newlines included, read in one piece. A newline
+    /// that ends it is held: it may be the last before the ending terminal.
+    fn lines<T: Unit, E: Emit<T> + ?Sized>(&mut self, run: &[T], emit: &mut E) {
+        let Some(last) = rfind(run, u32::from(b'\n')) else {
+            self.text(run, emit);
+            return;
+        };
+        let newline = std::mem::replace(&mut self.newline, false);
+        let held = last + 1 == run.len() && !self.tables.keep_newlines;
+        let body = if held { &run[..run.len() - 1] } else { run };
+        if newline || !body.is_empty() {
+            emit.text(newline, body);
+        }
+        if held {
+            self.newline = true;
+            self.line_start = true;
+        } else {
+            // (a line starts after the last newline, and lasts while it is whitespace)
+            self.line_start = !has_ink(&run[last + 1..]);
+        }
+    }
+
+    fn text<T: Unit, E: Emit<T> + ?Sized>(&mut self, piece: &[T], emit: &mut E) {
+        let newline = std::mem::replace(&mut self.newline, false);
+        if self.line_start && has_ink(piece) {
+            self.line_start = false;
+        }
+        emit.text(newline, piece);
+    }
+
+    fn points<T: Unit, E: Emit<T> + ?Sized>(&mut self, piece: &[u32], emit: &mut E) {
+        let newline = std::mem::replace(&mut self.newline, false);
+        if self.line_start && piece.iter().any(|&c| !is_strip_space(c)) {
+            self.line_start = false;
+        }
+        emit.points(newline, piece);
+    }
+
+    fn ascii<T: Unit, E: Emit<T> + ?Sized>(&mut self, piece: &[u8], emit: &mut E) {
+        let points: Vec<u32> = piece.iter().map(|&b| u32::from(b)).collect();
+        self.points(&points, emit);
+    }
+
+    /// At the value's start: drop one newline, unwrap `<value>`. Returns the
+    /// next position, and true to wait there for more text.
+    fn start<T: Unit>(&mut self, text: &[T], i: usize, is_final: bool) -> (usize, bool) {
+        if text[i].into() == u32::from(b'\n') && !self.lead_dropped {
+            self.lead_dropped = true;
+            return (i + 1, false);
+        }
+        if !self.markup {
+            if begins(text, i, WRAP_OPEN) {
+                self.wrapped = true;
+                self.state = State::Text;
+                return (i + WRAP_OPEN.len(), false);
+            }
+            if !is_final && cut_short(text, i, WRAP_OPEN) {
+                return (i, true);
+            }
+        }
+        self.state = State::Text;
+        (i, false)
+    }
+
+    /// Inside CDATA (xml): text up to `]]>`; returns where reading stopped.
+    fn cdata<T: Unit, E: Emit<T> + ?Sized>(
+        &mut self,
+        text: &[T],
+        i: usize,
+        is_final: bool,
+        emit: &mut E,
+    ) -> usize {
+        let n = text.len();
+        let found = (i..n.saturating_sub(2)).find(|&k| begins(text, k, CDATA_END));
+        let Some(k) = found else {
+            let ends_with =
+                |suffix: &[u8]| n >= suffix.len() && begins(text, n - suffix.len(), suffix);
+            let keep = if is_final {
+                0
+            } else if ends_with(b"]]") {
+                2
+            } else if ends_with(b"]") {
+                1
+            } else {
+                0
+            };
+            if n - keep > i {
+                self.text(&text[i..n - keep], emit);
+            }
+            return n - keep;
+        };
+        if k > i {
+            self.text(&text[i..k], emit);
+        }
+        if self.markup {
+            self.ascii(CDATA_END, emit);
+        }
+        self.state = State::Text;
+        k + 3
+    }
+
+    /// At a `<`: `(i, terminal)` when a terminal ends the value here; `(i,
+    /// None)` when it cannot be decided yet; otherwise `(j, None)` with `j > i`
+    /// the position to read on from.
+    fn at_markup<T: Unit, C: TagContext + ?Sized, E: Emit<T> + ?Sized>(
+        &mut self,
+        text: &[T],
+        i: usize,
+        is_final: bool,
+        ctx: &C,
+        emit: &mut E,
+    ) -> (usize, Option<Hit>) {
+        if self.xml {
+            if begins(text, i, CDATA) {
+                if self.markup {
+                    self.ascii(CDATA, emit);
+                }
+                self.state = State::CdataText;
+                return (i + CDATA.len(), None);
+            }
+            if !is_final && cut_short(text, i, CDATA) {
+                return (i, None);
+            }
+        }
+        if self.wrapped {
+            if begins(text, i, WRAP_CLOSE) {
+                self.newline = false;
+                self.wrapped = false;
+                self.state = State::AfterWrap;
+                return (i + WRAP_CLOSE.len(), None);
+            }
+            if !is_final && cut_short(text, i, WRAP_CLOSE) {
+                return (i, None);
+            }
+        }
+        let tables = Arc::clone(&self.tables);
+        let lexicon = &tables.lexicon;
+        let pending = self.pending.take();
+        let hit = match pending {
+            Some(p)
+                if text.len() >= i + p.text.len()
+                    && text[i..i + p.text.len()]
+                        .iter()
+                        .zip(&p.text)
+                        .all(|(&a, &b)| a.into() == b) =>
+            {
+                let name = if p.name.1 > p.name.0 {
+                    (i + p.name.0, i + p.name.1)
+                } else {
+                    p.name
+                };
+                Some(Hit {
+                    start: i,
+                    end: i + p.text.len(),
+                    key: p.key,
+                    name,
+                })
+            }
+            _ => lexicon.match_at(text, i, ctx),
+        };
+        let Some(hit) = hit else {
+            if !is_final && lexicon.prefix_at(text, i, ctx) {
+                return (i, None); // a terminal may still begin here
+            }
+            self.ascii(b"<", emit);
+            return (i + 1, None);
+        };
+        if !is_final && lexicon.undecided(text, i, hit.key) {
+            return (i, None); // (a longer terminal may still match here)
+        }
+        let key = hit.key;
+        let open = |depth: &Option<Vec<(Terminal, usize)>>| -> usize {
+            depth
+                .as_ref()
+                .and_then(|d| lookup(d, lexicon, key).copied())
+                .unwrap_or(0)
+        };
+        let closes = open(&self.depth) > 0; // it closes markup nested in the value
+        let in_steps = tables.steps.iter().any(|t| is(t, lexicon, key));
+        let condition = lookup(&tables.conditions, lexicon, key).unwrap_or(&ALWAYS);
+        let verdict: Option<bool> = if closes {
+            // (text; but where it would close the only markup open, an example on lines
+            // of its own, and the structure goes on after it, it is the value's own end)
+            let total: usize = self
+                .depth
+                .as_ref()
+                .map_or(0, |d| d.iter().map(|(_, n)| n).sum());
+            let only = tables.nest_at_line_start && in_steps && total == 1;
+            if only {
+                self.confirmed(condition, text, hit.end, is_final, ctx)
+            } else {
+                Some(false)
+            }
+        } else if self.nested() && lookup(&tables.nest, lexicon, key).is_some() {
+            Some(false) // (markup the value nests, opened inside open nested markup)
+        } else if in_steps {
+            self.confirmed(condition, text, hit.end, is_final, ctx)
+        } else {
+            Some(false)
+        };
+        let Some(verdict) = verdict else {
+            // (the name's place from the terminal's start: the same text comes again)
+            let name = (hit.name.0.saturating_sub(i), hit.name.1.saturating_sub(i));
+            self.pending = Some(Pending {
+                text: text[i..hit.end].iter().map(|&c| c.into()).collect(),
+                key,
+                name,
+            });
+            return (i, None);
+        };
+        if closes {
+            if let Some(depth) = self.depth.as_mut() {
+                if let Some(entry) = depth.iter_mut().find(|(t, _)| is(t, lexicon, key)) {
+                    entry.1 -= 1;
+                }
+            }
+        } else if !verdict {
+            if let Some(closing) = lookup(&tables.nest, lexicon, key) {
+                if self.line_start || !tables.nest_at_line_start {
+                    let depth = self.depth.get_or_insert_with(Vec::new);
+                    match depth.iter_mut().find(|(t, _)| t == closing) {
+                        Some(entry) => entry.1 += 1,
+                        None => depth.push((closing.clone(), 1)),
+                    }
+                }
+            }
+        }
+        if !verdict {
+            self.text(&text[i..hit.end], emit); // markup written inside the value
+            return (hit.end, None);
+        }
+        self.newline = false; // the newline before the ending terminal is dropped
+        (i, Some(hit))
+    }
+
+    /// Does the terminal ending at `after` end the value? None: not known yet.
+    fn confirmed<T: Unit, C: TagContext + ?Sized>(
+        &self,
+        condition: &Condition,
+        text: &[T],
+        after: usize,
+        is_final: bool,
+        ctx: &C,
+    ) -> Option<bool> {
+        if condition.line_start && !self.line_start {
+            return Some(false);
+        }
+        if condition.confirm.is_none() {
+            return Some(true);
+        }
+        self.follows(condition, text, after, is_final, false, ctx)
+    }
+
+    /// Does one of `condition.confirm` follow `after` (past whitespace)? A
+    /// terminal that confirms and has a confirmation of its own confirms only
+    /// when that holds too (`nested`: that second look; it goes no deeper).
+    fn follows<T: Unit, C: TagContext + ?Sized>(
+        &self,
+        condition: &Condition,
+        text: &[T],
+        after: usize,
+        is_final: bool,
+        nested: bool,
+        ctx: &C,
+    ) -> Option<bool> {
+        let confirm = condition.confirm.as_ref()?;
+        let n = text.len();
+        let window_end = (after + MAX_SPACE_BEFORE_CONFIRM + 1).min(n);
+        let found = text
+            .get(after..window_end)
+            .and_then(|w| w.iter().position(|&c| !is_strip_space(c.into())));
+        let Some(k) = found else {
+            if n.saturating_sub(after) > MAX_SPACE_BEFORE_CONFIRM {
+                return Some(false); // a long run of whitespace: not the structure that ends a value
+            }
+            if !is_final {
+                return None;
+            }
+            return Some(if nested {
+                true
+            } else {
+                condition.end_of_stream
+            });
+        };
+        let j = after + k;
+        if let Some(firsts) = confirm.firsts() {
+            if !firsts.contains(&text[j].into()) {
+                return Some(false);
+            }
+        }
+        if let Some(hit) = confirm.match_at(text, j, ctx) {
+            let inner = lookup_term(&self.tables.conditions, confirm, hit.key);
+            return match inner {
+                Some(inner) if !nested && inner.confirm.is_some() => {
+                    self.follows(inner, text, hit.end, is_final, true, ctx)
+                }
+                _ => Some(true),
+            };
+        }
+        if !is_final && confirm.prefix_at(text, j, ctx) {
+            return None;
+        }
+        Some(false)
+    }
+}
+
+/// The condition of the terminal `key` of the lexicon `confirm` (a confirming
+/// terminal's own condition, looked up by the terminal it is).
+fn lookup_term<'a>(
+    conditions: &'a [(Terminal, Condition)],
+    confirm: &Lexicon,
+    key: Key,
+) -> Option<&'a Condition> {
+    conditions
+        .iter()
+        .find(|(t, _)| is(t, confirm, key))
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn units(s: &str) -> Vec<u32> {
+        s.chars().map(u32::from).collect()
+    }
+
+    #[test]
+    fn entities_are_the_five_and_numeric_references() {
+        assert_eq!(entity_at(&units("&amp;x"), 0), Some((5, Some('&' as u32))));
+        assert_eq!(entity_at(&units("&#60;"), 0), Some((5, Some('<' as u32))));
+        assert_eq!(entity_at(&units("&#x3C;"), 0), Some((6, Some('<' as u32))));
+        assert_eq!(entity_at(&units("&#0;"), 0), Some((4, None)));
+        assert_eq!(entity_at(&units("&#xD800;"), 0), Some((8, None)));
+        assert_eq!(entity_at(&units("&#x110000;"), 0), Some((10, None)));
+        assert_eq!(entity_at(&units("&#123456789;"), 0), None);
+        assert_eq!(entity_at(&units("&nbsp;"), 0), None);
+        assert_eq!(entity_at(&units("&#;"), 0), None);
+        assert!(entity_prefix_at(&units("&am"), 0));
+        assert!(entity_prefix_at(&units("&"), 0));
+        assert!(entity_prefix_at(&units("&#x1f"), 0));
+        assert!(!entity_prefix_at(&units("&ampx;"), 0));
+        assert!(!entity_prefix_at(&units("&abcde"), 0));
+    }
+}
