@@ -10,7 +10,7 @@ use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
-use crate::scan::{look, Found, Literals, Look, StopSet, Unprintable};
+use crate::scan::{look, Found, Latin1Takes, Literals, Look, StopSet, Unprintable};
 
 /// The lanes whose sinks the native `feed` runs itself (plain text, gathering,
 /// a string's text, reasoning); the others call their Python sink.
@@ -69,6 +69,9 @@ pub struct Lane {
     more_stops: Option<Box<StopSet>>,
     /// `stop`, `stop2`, `stop3` and `more` (when it is a set of characters).
     pub stops: StopSet,
+    /// What of the Latin-1 code points the lane takes as it stands (`stops`,
+    /// `rule` and `more_is_pattern` at a glance), for the busiest test.
+    latin1: Latin1Takes,
     pub rule: Unprintable,
     pub kind: Kind,
     /// How many more characters the sink may take.
@@ -100,6 +103,7 @@ impl Lane {
                 Some(c) => stops.add(c),
             }
         }
+        self.latin1 = Latin1Takes::new(&stops, self.rule, self.more_is_pattern);
         self.stops = stops;
         Ok(())
     }
@@ -158,8 +162,16 @@ impl Lane {
     /// would have to say (then [`Lane::takes`] does).
     #[inline]
     pub fn takes_as_it_stands(&self, delta: &Bound<'_, PyString>) -> bool {
-        !self.more_is_pattern
-            && unsafe { look_str(delta.as_ptr(), &self.stops, self.rule) } == Look::Takes
+        let text = delta.as_ptr();
+        // (safe: a str, with the GIL held)
+        unsafe {
+            if ffi::PyUnicode_KIND(text) == ffi::PyUnicode_1BYTE_KIND {
+                let n = ffi::PyUnicode_GET_LENGTH(text) as usize;
+                let units = std::slice::from_raw_parts(ffi::PyUnicode_DATA(text) as *const u8, n);
+                return self.latin1.takes(units);
+            }
+            !self.more_is_pattern && look_str(text, &self.stops, self.rule) == Look::Takes
+        }
     }
 
     /// Whether the lane takes `delta` (a `str`): no stop, no character it
@@ -284,6 +296,7 @@ impl Lane {
             more_is_pattern: false,
             more_stops: None,
             stops,
+            latin1: Latin1Takes::default(),
             rule,
             kind,
             room: 0,

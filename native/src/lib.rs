@@ -45,6 +45,7 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<lane::Lane>()?;
     m.add_class::<shell::Shell>()?;
+    shell::add_feed(&m.py().get_type::<shell::Shell>())?;
     m.add("STRING_RUN", shell::STRING_RUN)?;
     m.add("THOUGHT_WINDOW", shell::THOUGHT_WINDOW)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;

@@ -124,6 +124,54 @@ pub fn look<T: Copy + Into<u32>>(units: &[T], stops: &StopSet, rule: Unprintable
     }
 }
 
+/// [`look`] for text of one byte a code point (PEP 393's Latin-1 strings, most
+/// deltas), decided a byte at a time from a bitmap of the 256 code points a
+/// lane takes as it stands. [`look`] decides each character on its own, so a
+/// delta is `Look::Takes` exactly when it is not empty and the bitmap takes
+/// each of its bytes (a test checks the bitmap against [`look`], byte by byte).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Latin1Takes([u64; 4]);
+
+impl Latin1Takes {
+    /// The bitmap of `stops` under `rule` (none taken where `none` is set: a
+    /// lane whose stops a pattern gives, which Python must search). Built from
+    /// the sets' bits, not a [`look`] a code point: lanes are armed often.
+    pub fn new(stops: &StopSet, rule: Unprintable, none: bool) -> Self {
+        if none || stops.every {
+            return Latin1Takes([0; 4]);
+        }
+        // (what the rule refuses, or asks Python about, below 128 and above)
+        let controls: u128 = ((1u128 << 0x20) - 1) | (1u128 << 0x7F);
+        let (refused, high) = match rule {
+            Unprintable::Nothing | Unprintable::Surrogates => (0u128, true),
+            Unprintable::NewlinesAndSurrogates => (1u128 << 10, true),
+            Unprintable::Any => (controls, false),
+            Unprintable::Pattern => (!0u128, false),
+        };
+        let ascii = !stops.ascii & !refused;
+        let mut bits = [ascii as u64, (ascii >> 64) as u64, 0, 0];
+        if high {
+            bits[2] = !0;
+            bits[3] = !0;
+            for &c in &stops.others {
+                if c < 256 {
+                    bits[(c >> 6) as usize] &= !(1u64 << (c & 63));
+                }
+            }
+        }
+        Latin1Takes(bits)
+    }
+
+    /// Whether [`look`] of `units` (one byte a code point) is `Look::Takes`.
+    #[inline]
+    pub fn takes(&self, units: &[u8]) -> bool {
+        !units.is_empty()
+            && units
+                .iter()
+                .all(|&b| self.0[(b >> 6) as usize] >> (b & 63) & 1 != 0)
+    }
+}
+
 /// How much of a JSON string's text is already its own canonical JSON (the
 /// pattern `toolparse.readers.json.STRING_RUN`: characters that need no
 /// escape, and the escapes written back as they are, `\\ \" \b \f \n \r \t`).
@@ -374,6 +422,59 @@ mod tests {
 
     fn units(text: &str) -> Vec<u32> {
         text.chars().map(|c| c as u32).collect()
+    }
+
+    #[test]
+    fn the_latin1_table_agrees_with_look() {
+        let rules = [
+            Unprintable::Nothing,
+            Unprintable::Surrogates,
+            Unprintable::NewlinesAndSurrogates,
+            Unprintable::Any,
+            Unprintable::Pattern,
+        ];
+        let mut every = set("<");
+        every.every = true;
+        let mut high = set("<\u{e9}\u{2013}");
+        high.add(0xFF);
+        let texts: Vec<Vec<u8>> = vec![
+            b"plain prose".to_vec(),
+            b"a < b".to_vec(),
+            b"line\nbreak".to_vec(),
+            b"tab\there".to_vec(),
+            vec![0x7F, b'a'],
+            vec![0xE9, b't', 0xE9],
+            vec![0xA0],
+            vec![],
+            (0..=255u8).collect(),
+        ];
+        for stops in [
+            set("<[`"),
+            set("\"\\"),
+            set(""),
+            set("\n\u{7f}"),
+            high,
+            every,
+        ] {
+            for rule in rules {
+                let table = Latin1Takes::new(&stops, rule, false);
+                for text in &texts {
+                    assert_eq!(
+                        table.takes(text),
+                        look(text, &stops, rule) == Look::Takes,
+                        "{text:?} {rule:?}"
+                    );
+                }
+                for b in 0..=255u8 {
+                    assert_eq!(
+                        table.takes(&[b]),
+                        look(&[b], &stops, rule) == Look::Takes,
+                        "{b} {rule:?}"
+                    );
+                }
+                assert!(!Latin1Takes::new(&stops, rule, true).takes(b"plain"));
+            }
+        }
     }
 
     #[test]

@@ -436,6 +436,89 @@ impl Shell {
     }
 }
 
+impl Shell {
+    /// `feed`: the lanes' path, then the full path, inside the error boundary.
+    fn feed(slf: &Bound<'_, Self>, delta: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        let py = slf.py();
+        let fast = catch_unwind(AssertUnwindSafe(|| Shell::as_it_stands(slf, delta)))
+            .unwrap_or_else(|p| Some(Err(panicked(p))));
+        if let Some(result) = fast {
+            return result.map_err(|err| latched(slf, err));
+        }
+        let lane = slf.borrow().lane.as_ref().map(|l| l.clone_ref(py));
+        if lane.is_none() || !delta.is_exact_instance_of::<PyString>() {
+            slf.call_method1(intern!(py, "_refuse"), (delta, FINISHED))?;
+        }
+        let result = catch_unwind(AssertUnwindSafe(|| Shell::read(slf, lane, delta)))
+            .unwrap_or_else(|p| Err(panicked(p)));
+        result.map_err(|err| latched(slf, err))
+    }
+}
+
+/// `Shell.feed`, a `METH_O` method: PyO3's `#[pymethods]` would make it a
+/// `METH_FASTCALL | METH_KEYWORDS` one, whose argument parsing and check of
+/// `self`'s type cost a third of a delta's time in the text lane (see
+/// `docs/native.md`). What PyO3 wraps around a method is kept as it is: the
+/// call runs inside PyO3's own trampoline (`binaryfunc`, the one its slot
+/// methods of one argument use: the GIL's bookkeeping, panics caught and
+/// raised as `PanicException`, errors restored). `self`'s type needs no check
+/// here: the method descriptor CPython calls it through (made for `Shell` by
+/// [`add_feed`]) has checked that `self` is a `Shell` (or a subclass).
+unsafe extern "C" fn feed_o(
+    slf: *mut pyo3::ffi::PyObject,
+    delta: *mut pyo3::ffi::PyObject,
+) -> *mut pyo3::ffi::PyObject {
+    unsafe { pyo3::impl_::trampoline::binaryfunc(slf, delta, feed_body) }
+}
+
+/// The body of [`feed_o`], with the GIL held.
+unsafe fn feed_body(
+    py: Python<'_>,
+    slf: *mut pyo3::ffi::PyObject,
+    delta: *mut pyo3::ffi::PyObject,
+) -> PyResult<*mut pyo3::ffi::PyObject> {
+    // (safe: both borrowed for the call; `slf` a Shell, as the descriptor checked)
+    let (slf, delta) = unsafe {
+        (
+            pyo3::Borrowed::from_ptr(py, slf),
+            pyo3::Borrowed::from_ptr(py, delta),
+        )
+    };
+    let slf = unsafe { slf.downcast_unchecked::<Shell>() };
+    Shell::feed(slf, &delta).map(PyObject::into_ptr)
+}
+
+/// A `PyMethodDef` kept for the interpreter's lifetime (CPython reads it, never
+/// writes it; a `static` must be `Sync`, which raw pointers are not).
+struct MethodDef(pyo3::ffi::PyMethodDef);
+
+// (safe: never written; read by CPython with the GIL held)
+unsafe impl Sync for MethodDef {}
+
+static FEED: MethodDef = MethodDef(pyo3::ffi::PyMethodDef {
+    ml_name: c"feed".as_ptr(),
+    ml_meth: pyo3::ffi::PyMethodDefPointer { PyCFunction: feed_o },
+    ml_flags: pyo3::ffi::METH_O,
+    ml_doc: c"feed($self, delta, /)\n--\n\nParse the next piece of model output; return the events it completes.".as_ptr(),
+});
+
+/// Give `Shell` (the class `shell`) its `feed`: [`feed_o`], through a method
+/// descriptor of the class, as `#[pymethods]` would.
+pub fn add_feed(shell: &Bound<'_, pyo3::types::PyType>) -> PyResult<()> {
+    let py = shell.py();
+    // (safe: the class is a type; FEED lives as long as the interpreter)
+    let descriptor = unsafe {
+        Bound::from_owned_ptr_or_err(
+            py,
+            pyo3::ffi::PyDescr_NewMethod(
+                shell.as_ptr() as *mut pyo3::ffi::PyTypeObject,
+                &FEED.0 as *const pyo3::ffi::PyMethodDef as *mut pyo3::ffi::PyMethodDef,
+            ),
+        )?
+    };
+    shell.setattr(intern!(py, "feed"), descriptor)
+}
+
 /// `text[start:end]`.
 fn substring<'py>(
     text: &Bound<'py, PyString>,
@@ -499,23 +582,6 @@ impl Shell {
             thought_chars: 0,
             value: None,
         }
-    }
-
-    /// Parse the next piece of model output; return the events it completes.
-    fn feed(slf: &Bound<'_, Self>, delta: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        let py = slf.py();
-        let fast = catch_unwind(AssertUnwindSafe(|| Shell::as_it_stands(slf, delta)))
-            .unwrap_or_else(|p| Some(Err(panicked(p))));
-        if let Some(result) = fast {
-            return result.map_err(|err| latched(slf, err));
-        }
-        let lane = slf.borrow().lane.as_ref().map(|l| l.clone_ref(py));
-        if lane.is_none() || !delta.is_exact_instance_of::<PyString>() {
-            slf.call_method1(intern!(py, "_refuse"), (delta, FINISHED))?;
-        }
-        let result = catch_unwind(AssertUnwindSafe(|| Shell::read(slf, lane, delta)))
-            .unwrap_or_else(|p| Err(panicked(p)));
-        result.map_err(|err| latched(slf, err))
     }
 
     #[getter(_lane)]
