@@ -35,6 +35,7 @@ macro_rules! with_units {
 }
 
 pub mod events;
+pub mod held;
 pub mod lane;
 pub mod scan;
 pub mod shell;

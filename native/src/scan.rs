@@ -129,7 +129,7 @@ pub fn look<T: Copy + Into<u32>>(units: &[T], stops: &StopSet, rule: Unprintable
 /// lane takes as it stands. [`look`] decides each character on its own, so a
 /// delta is `Look::Takes` exactly when it is not empty and the bitmap takes
 /// each of its bytes (a test checks the bitmap against [`look`], byte by byte).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Latin1Takes([u64; 4]);
 
 impl Latin1Takes {

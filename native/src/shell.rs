@@ -9,15 +9,18 @@
 //! delta the lane does not take goes to the same Python methods as in the
 //! reference (`other`, `_read`), inside the same error boundary (`_latch`).
 
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::{PyException, PyRuntimeError};
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::GILProtected;
 use pyo3::types::{PyInt, PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::events;
+use crate::held::Held;
 use crate::lane::{Kind, Lane};
 use crate::scan::{
     json_encoded, json_escaped, json_text, value_breaker, value_split, Breaker, JsonText, StopSet,
@@ -29,31 +32,25 @@ pub const STRING_RUN: usize = 256;
 
 /// Holds what the lanes need between deltas; the engine's Python code reads
 /// and sets these attributes under the names of the reference's slots.
-#[pyclass(subclass, module = "toolparse._native")]
+///
+/// A frozen class (see [`Lane`]: no atomic borrow flag per delta): each field
+/// is a cell that only the GIL's holder touches. The objects' cells are never
+/// borrowed across a call into Python: a read clones the reference out.
+#[pyclass(subclass, frozen, module = "toolparse._native")]
 pub struct Shell {
-    lane: Option<Py<Lane>>,
-    #[pyo3(get, set, name = "_offset")]
-    offset: i64,
-    #[pyo3(get, set, name = "_gathered")]
-    gathered: Py<PyList>,
-    #[pyo3(get, set, name = "_string_run")]
-    string_run: Py<PyList>,
-    #[pyo3(get, set, name = "_string_index")]
-    string_index: PyObject,
-    #[pyo3(get, set, name = "_string_id")]
-    string_id: PyObject,
-    #[pyo3(get, set, name = "_string_value")]
-    string_value: bool,
-    #[pyo3(get, set, name = "_kept")]
-    kept: Py<PyString>,
-    #[pyo3(get, set, name = "_string_args")]
-    string_args: Py<PyList>,
-    #[pyo3(get, set, name = "_thought")]
-    thought: Option<Py<PyList>>,
-    #[pyo3(get, set, name = "_thought_chars")]
-    thought_chars: i64,
+    lane: Held<Option<Py<Lane>>>,
+    offset: GILProtected<Cell<i64>>,
+    gathered: Held<Py<PyList>>,
+    string_run: Held<Py<PyList>>,
+    string_index: Held<PyObject>,
+    string_id: Held<PyObject>,
+    string_value: GILProtected<Cell<bool>>,
+    kept: Held<Py<PyString>>,
+    string_args: Held<Py<PyList>>,
+    thought: Held<Option<Py<PyList>>>,
+    thought_chars: GILProtected<Cell<i64>>,
     /// The value reader behind the string that streams (when it is a value).
-    value: Option<ValueString>,
+    value: Held<Option<ValueString>>,
 }
 
 /// What the native core knows of the value whose string streams: its string
@@ -83,30 +80,26 @@ impl Shell {
     /// the full path.
     fn through_lane(
         slf: &Bound<'_, Self>,
-        lane: &Py<Lane>,
+        lane: &Bound<'_, Lane>,
         delta: &Bound<'_, PyString>,
     ) -> PyResult<Taken> {
         let py = slf.py();
+        let shell = slf.get();
+        let lane = lane.get();
         let n = unsafe { pyo3::ffi::PyUnicode_GET_LENGTH(delta.as_ptr()) } as i64;
-        let (takes, kind) = {
-            let lane = lane.borrow(py);
-            (lane.takes(delta)?, lane.kind)
-        };
-        if takes {
+        let kind = lane.kind;
+        if lane.takes(delta)? {
             if kind == Kind::Text {
-                slf.borrow_mut().offset += n;
+                shell.add_offset(py, n);
                 return Ok(Taken::Events(events::text_delta(py, delta)?));
             }
-            let sink = {
-                let mut lane = lane.borrow_mut(py);
-                if n > lane.room {
-                    return Ok(Taken::Read(true));
-                }
-                lane.room -= n;
-                match kind {
-                    Kind::Gather | Kind::String | Kind::Reasoning => None,
-                    _ => lane.sink.as_ref().map(|s| s.clone_ref(py)),
-                }
+            if n > lane.room(py) {
+                return Ok(Taken::Read(true));
+            }
+            lane.set_room(py, lane.room(py) - n);
+            let sink = match kind {
+                Kind::Gather | Kind::String | Kind::Reasoning => None,
+                _ => lane.sink(py)?,
             };
             if let Some(sink) = sink {
                 return Ok(Taken::Events(sink.call1(py, (delta,))?));
@@ -114,18 +107,18 @@ impl Shell {
             if kind == Kind::Reasoning {
                 return Shell::to_reasoning(slf, delta, n).map(Taken::Events);
             }
-            if kind == Kind::String && slf.borrow().string_value {
+            if kind == Kind::String && shell.string_value.get(py).get() {
                 return Shell::to_string(slf, delta).map(Taken::Events);
             }
             if kind == Kind::Gather {
-                slf.borrow().gathered.bind(py).append(delta)?;
+                shell.gathered.bind(py)?.append(delta)?;
                 return Ok(Taken::Events(PyList::empty(py).into_any().unbind()));
             }
             // a JSON string's text: its own JSON
             return Shell::streamed(slf, delta, None).map(Taken::Events);
         }
         if kind == Kind::String {
-            let taken = if slf.borrow().string_value {
+            let taken = if shell.string_value.get(py).get() {
                 Shell::value_string_piece(slf, lane, delta)?
             } else {
                 return Shell::json_string_piece(slf, lane, delta);
@@ -136,23 +129,27 @@ impl Shell {
         }
         if kind == Kind::Text {
             // (a stop that begins no opener: the reference's _still_plain, natively)
-            match lane.borrow(py).still_plain(delta) {
+            match lane.still_plain(delta)? {
                 Some(true) => {
-                    slf.borrow_mut().offset += n;
+                    shell.add_offset(py, n);
                     return Ok(Taken::Events(events::text_delta(py, delta)?));
                 }
                 Some(false) => return Ok(Taken::Read(true)),
                 None => {}
             }
         }
-        let other = lane.borrow(py).other.as_ref().map(|o| o.clone_ref(py));
-        if let Some(other) = other {
+        if let Some(other) = lane.other(py)? {
             let taken = other.call1(py, (delta,))?;
             if !taken.is_none(py) {
                 return Ok(Taken::Events(taken));
             }
         }
         Ok(Taken::Read(true))
+    }
+
+    fn add_offset(&self, py: Python<'_>, n: i64) {
+        let offset = self.offset.get(py);
+        offset.set(offset.get() + n);
     }
 
     /// (reasoning lane) The reference's `Engine._to_reasoning`: reasoning with
@@ -163,22 +160,17 @@ impl Shell {
         n: i64,
     ) -> PyResult<PyObject> {
         let py = slf.py();
-        let trim = {
-            let mut shell = slf.borrow_mut();
-            shell.offset += n;
-            match &shell.thought {
-                None => false,
-                Some(_) if shell.thought_chars + n > 2 * THOUGHT_WINDOW => true,
-                Some(thought) => {
-                    thought.bind(py).append(delta)?;
-                    shell.thought_chars += n;
-                    false
-                }
+        let shell = slf.get();
+        shell.add_offset(py, n);
+        if let Some(thought) = shell.thought.bind(py)? {
+            let chars = shell.thought_chars.get(py);
+            if chars.get() + n > 2 * THOUGHT_WINDOW {
+                // (the rare delta that passes the bound: the reference keeps and trims it)
+                slf.call_method1(intern!(py, "_keep_thought"), (delta,))?;
+            } else {
+                thought.append(delta)?;
+                chars.set(chars.get() + n);
             }
-        };
-        if trim {
-            // (the rare delta that passes the bound: the reference keeps and trims it)
-            slf.call_method1(intern!(py, "_keep_thought"), (delta,))?;
         }
         events::reasoning_delta(py, delta, delta)
     }
@@ -205,28 +197,18 @@ impl Shell {
         piece: Option<&Bound<'_, PyString>>,
     ) -> PyResult<PyObject> {
         let py = slf.py();
-        let shell = slf.borrow();
-        let run = shell.string_run.bind(py);
+        let shell = slf.get();
+        let run = shell.string_run.bind(py)?;
         run.append(taken)?;
         if let Some(piece) = piece {
-            shell.string_args.bind(py).append(piece)?;
+            shell.string_args.bind(py)?.append(piece)?;
         }
         let piece = piece.unwrap_or(taken);
-        if run.len() < STRING_RUN {
-            return events::call_delta(
-                py,
-                shell.string_index.bind(py),
-                shell.string_id.bind(py),
-                piece,
-            );
+        let (index, id) = (shell.string_index.bind(py)?, shell.string_id.bind(py)?);
+        if run.len() >= STRING_RUN {
+            slf.call_method0(intern!(py, "_take_string_run"))?;
         }
-        let (index, id) = (
-            shell.string_index.clone_ref(py),
-            shell.string_id.clone_ref(py),
-        );
-        drop(shell);
-        slf.call_method0(intern!(py, "_take_string_run"))?;
-        events::call_delta(py, index.bind(py), id.bind(py), piece)
+        events::call_delta(py, &index, &id, piece)
     }
 
     /// The value behind the string that streams, looked up once per string.
@@ -235,7 +217,7 @@ impl Shell {
     ) -> PyResult<(Bound<'py, PyAny>, bool, bool, StopSet)> {
         let py = slf.py();
         let string = slf.getattr(intern!(py, "_string"))?;
-        if let Some(value) = &slf.borrow().value {
+        if let Some(value) = &*slf.get().value.borrow(py)? {
             if value.string.is(&string) {
                 return Ok((
                     value.reader.bind(py).clone(),
@@ -259,13 +241,16 @@ impl Shell {
                 after_lt.add(c as u32);
             }
         }
-        slf.borrow_mut().value = Some(ValueString {
-            string: string.unbind(),
-            reader: reader.clone().unbind(),
-            xml,
-            listed,
-            after_lt: after_lt.clone(),
-        });
+        slf.get().value.set(
+            py,
+            Some(ValueString {
+                string: string.unbind(),
+                reader: reader.clone().unbind(),
+                xml,
+                listed,
+                after_lt: after_lt.clone(),
+            }),
+        )?;
         Ok((reader, xml, listed, after_lt))
     }
 
@@ -276,11 +261,12 @@ impl Shell {
     /// None: the reference must look (its `_string_piece`).
     fn value_string_piece(
         slf: &Bound<'_, Self>,
-        lane: &Py<Lane>,
+        lane: &Lane,
         delta: &Bound<'_, PyString>,
     ) -> PyResult<Option<Taken>> {
         let py = slf.py();
-        let kept = slf.borrow().kept.clone_ref(py).into_bound(py);
+        let shell = slf.get();
+        let kept = shell.kept.bind(py)?;
         let had_kept = kept.len()? > 0;
         let text = if had_kept {
             kept.add(delta)?.downcast_into::<PyString>()?
@@ -309,26 +295,23 @@ impl Shell {
             }
         };
         let keep = length - split;
-        {
-            let mut lane = lane.borrow_mut(py);
-            let mut room = lane.room - length as i64;
-            if room < 0 {
-                return Ok(None);
-            }
-            if keep > 0 || had_kept {
-                // (while text is kept, every delta is decided here; then "<" stops
-                // again, the first of a value's stops)
-                lane.set_first_stop(py, if keep > 0 { "" } else { "<" })?;
-                let rest = if keep > 0 {
-                    substring(&text, split, length)?
-                } else {
-                    PyString::new(py, "")
-                };
-                slf.borrow_mut().kept = rest.unbind();
-                room += keep as i64;
-            }
-            lane.room = room;
+        let mut room = lane.room(py) - length as i64;
+        if room < 0 {
+            return Ok(None);
         }
+        if keep > 0 || had_kept {
+            // (while text is kept, every delta is decided here; then "<" stops
+            // again, the first of a value's stops)
+            lane.set_first_stop(py, if keep > 0 { "" } else { "<" })?;
+            let rest = if keep > 0 {
+                substring(&text, split, length)?
+            } else {
+                PyString::new(py, "")
+            };
+            shell.kept.set(py, rest.unbind())?;
+            room += keep as i64;
+        }
+        lane.set_room(py, room);
         if split == 0 {
             return Ok(Some(Taken::Events(PyList::empty(py).into_any().unbind())));
         }
@@ -351,11 +334,12 @@ impl Shell {
     /// backslash kept for the next delta, streams as it stands.
     fn json_string_piece(
         slf: &Bound<'_, Self>,
-        lane: &Py<Lane>,
+        lane: &Lane,
         delta: &Bound<'_, PyString>,
     ) -> PyResult<Taken> {
         let py = slf.py();
-        let kept = slf.borrow().kept.clone_ref(py).into_bound(py);
+        let shell = slf.get();
+        let kept = shell.kept.bind(py)?;
         let had_kept = kept.len()? > 0;
         let text = if had_kept {
             kept.add(delta)?.downcast_into::<PyString>()?
@@ -369,21 +353,20 @@ impl Shell {
                 JsonText::ButLastBackslash => (substring(&text, 0, (length - 1) as usize)?, true),
                 JsonText::No => return Ok(Taken::Read(true)),
             };
-        {
-            let mut lane = lane.borrow_mut(py);
-            let mut room = lane.room - length;
-            if room < 0 {
-                return Ok(Taken::Read(true));
-            }
-            if keep || had_kept {
-                // (while text is kept, every delta is decided here; then the quote
-                // stops again, the first of the JSON string's stops)
-                lane.set_first_stop(py, if keep { "" } else { "\"" })?;
-                slf.borrow_mut().kept = PyString::new(py, if keep { "\\" } else { "" }).unbind();
-                room += keep as i64;
-            }
-            lane.room = room;
+        let mut room = lane.room(py) - length;
+        if room < 0 {
+            return Ok(Taken::Read(true));
         }
+        if keep || had_kept {
+            // (while text is kept, every delta is decided here; then the quote
+            // stops again, the first of the JSON string's stops)
+            lane.set_first_stop(py, if keep { "" } else { "\"" })?;
+            shell
+                .kept
+                .set(py, PyString::new(py, if keep { "\\" } else { "" }).unbind())?;
+            room += keep as i64;
+        }
+        lane.set_room(py, room);
         if piece.len()? == 0 {
             return Ok(Taken::Events(PyList::empty(py).into_any().unbind()));
         }
@@ -393,34 +376,38 @@ impl Shell {
     /// The busiest cases, with no Python call and no reference taken: plain
     /// text that the text lane takes as it stands, and a JSON string's text,
     /// its own JSON. None: the delta is not one of them.
+    #[inline]
     fn as_it_stands(slf: &Bound<'_, Self>, delta: &Bound<'_, PyAny>) -> Option<PyResult<PyObject>> {
         let py = slf.py();
         let text = delta.downcast_exact::<PyString>().ok()?;
-        let mut shell = slf.borrow_mut();
+        let shell = slf.get();
         let n = unsafe { pyo3::ffi::PyUnicode_GET_LENGTH(text.as_ptr()) } as i64;
-        let mut lane = shell.lane.as_ref()?.bind(py).borrow_mut();
-        if lane.kind == Kind::Text && lane.takes_as_it_stands(text) {
-            drop(lane);
-            shell.offset += n;
-            drop(shell);
-            return Some(events::text_delta(py, text));
+        let streams = {
+            let lane = shell.lane.borrow(py).ok()?;
+            let lane = lane.as_ref()?.get();
+            if lane.kind == Kind::Text && lane.takes_as_it_stands(py, text) {
+                false
+            } else if lane.kind != Kind::String
+                || shell.string_value.get(py).get()
+                || n > lane.room(py)
+                || !lane.takes_as_it_stands(py, text)
+            {
+                return None;
+            } else {
+                lane.set_room(py, lane.room(py) - n);
+                true
+            }
+        };
+        if streams {
+            return Some(Shell::streamed(slf, text, None));
         }
-        if lane.kind != Kind::String
-            || shell.string_value
-            || n > lane.room
-            || !lane.takes_as_it_stands(text)
-        {
-            return None;
-        }
-        lane.room -= n;
-        drop(lane);
-        drop(shell);
-        Some(Shell::streamed(slf, text, None))
+        shell.add_offset(py, n);
+        Some(events::text_delta(py, text))
     }
 
     fn read(
         slf: &Bound<'_, Self>,
-        lane: Option<Py<Lane>>,
+        lane: Option<Bound<'_, Lane>>,
         delta: &Bound<'_, PyAny>,
     ) -> PyResult<PyObject> {
         let taken = match (&lane, delta.downcast::<PyString>()) {
@@ -434,9 +421,7 @@ impl Shell {
                 .unbind()),
         }
     }
-}
 
-impl Shell {
     /// `feed`: the lanes' path, then the full path, inside the error boundary.
     fn feed(slf: &Bound<'_, Self>, delta: &Bound<'_, PyAny>) -> PyResult<PyObject> {
         let py = slf.py();
@@ -445,7 +430,7 @@ impl Shell {
         if let Some(result) = fast {
             return result.map_err(|err| latched(slf, err));
         }
-        let lane = slf.borrow().lane.as_ref().map(|l| l.clone_ref(py));
+        let lane = slf.get().lane.bind(py)?;
         if lane.is_none() || !delta.is_exact_instance_of::<PyString>() {
             slf.call_method1(intern!(py, "_refuse"), (delta, FINISHED))?;
         }
@@ -569,53 +554,170 @@ impl Shell {
     #[pyo3(signature = (*_args, **_kwargs))]
     fn new(py: Python<'_>, _args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyAny>>) -> Self {
         Shell {
-            lane: None,
-            offset: 0,
-            gathered: PyList::empty(py).unbind(),
-            string_run: PyList::empty(py).unbind(),
-            string_index: PyInt::new(py, 0).into_any().unbind(),
-            string_id: PyString::new(py, "").into_any().unbind(),
-            string_value: false,
-            kept: PyString::new(py, "").unbind(),
-            string_args: PyList::empty(py).unbind(),
-            thought: None,
-            thought_chars: 0,
-            value: None,
+            lane: Held::new(None),
+            offset: GILProtected::new(Cell::new(0)),
+            gathered: Held::new(PyList::empty(py).unbind()),
+            string_run: Held::new(PyList::empty(py).unbind()),
+            string_index: Held::new(PyInt::new(py, 0).into_any().unbind()),
+            string_id: Held::new(PyString::new(py, "").into_any().unbind()),
+            string_value: GILProtected::new(Cell::new(false)),
+            kept: Held::new(PyString::new(py, "").unbind()),
+            string_args: Held::new(PyList::empty(py).unbind()),
+            thought: Held::new(None),
+            thought_chars: GILProtected::new(Cell::new(0)),
+            value: Held::new(None),
         }
     }
 
     #[getter(_lane)]
-    fn get_lane(&self, py: Python<'_>) -> Option<Py<Lane>> {
-        self.lane.as_ref().map(|l| l.clone_ref(py))
+    fn get_lane<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, Lane>>> {
+        self.lane.bind(py)
     }
 
     #[setter(_lane)]
-    fn set_lane(&mut self, lane: Option<Py<Lane>>) {
-        self.lane = lane;
+    fn set_lane(&self, py: Python<'_>, lane: Option<Py<Lane>>) -> PyResult<()> {
+        self.lane.set(py, lane)
+    }
+
+    #[getter(_offset)]
+    fn get_offset(&self, py: Python<'_>) -> i64 {
+        self.offset.get(py).get()
+    }
+
+    #[setter(_offset)]
+    fn set_offset(&self, py: Python<'_>, offset: i64) {
+        self.offset.get(py).set(offset)
+    }
+
+    #[getter(_gathered)]
+    fn get_gathered<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.gathered.bind(py)
+    }
+
+    #[setter(_gathered)]
+    fn set_gathered(&self, py: Python<'_>, gathered: Py<PyList>) -> PyResult<()> {
+        self.gathered.set(py, gathered)
+    }
+
+    #[getter(_string_run)]
+    fn get_string_run<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.string_run.bind(py)
+    }
+
+    #[setter(_string_run)]
+    fn set_string_run(&self, py: Python<'_>, run: Py<PyList>) -> PyResult<()> {
+        self.string_run.set(py, run)
+    }
+
+    #[getter(_string_index)]
+    fn get_string_index<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.string_index.bind(py)
+    }
+
+    #[setter(_string_index)]
+    fn set_string_index(&self, py: Python<'_>, index: PyObject) -> PyResult<()> {
+        self.string_index.set(py, index)
+    }
+
+    #[getter(_string_id)]
+    fn get_string_id<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.string_id.bind(py)
+    }
+
+    #[setter(_string_id)]
+    fn set_string_id(&self, py: Python<'_>, id: PyObject) -> PyResult<()> {
+        self.string_id.set(py, id)
+    }
+
+    #[getter(_string_value)]
+    fn get_string_value(&self, py: Python<'_>) -> bool {
+        self.string_value.get(py).get()
+    }
+
+    #[setter(_string_value)]
+    fn set_string_value(&self, py: Python<'_>, value: bool) {
+        self.string_value.get(py).set(value)
+    }
+
+    #[getter(_kept)]
+    fn get_kept<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        self.kept.bind(py)
+    }
+
+    #[setter(_kept)]
+    fn set_kept(&self, py: Python<'_>, kept: Py<PyString>) -> PyResult<()> {
+        self.kept.set(py, kept)
+    }
+
+    #[getter(_string_args)]
+    fn get_string_args<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.string_args.bind(py)
+    }
+
+    #[setter(_string_args)]
+    fn set_string_args(&self, py: Python<'_>, args: Py<PyList>) -> PyResult<()> {
+        self.string_args.set(py, args)
+    }
+
+    #[getter(_thought)]
+    fn get_thought<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyList>>> {
+        self.thought.bind(py)
+    }
+
+    #[setter(_thought)]
+    fn set_thought(&self, py: Python<'_>, thought: Option<Py<PyList>>) -> PyResult<()> {
+        self.thought.set(py, thought)
+    }
+
+    #[getter(_thought_chars)]
+    fn get_thought_chars(&self, py: Python<'_>) -> i64 {
+        self.thought_chars.get(py).get()
+    }
+
+    #[setter(_thought_chars)]
+    fn set_thought_chars(&self, py: Python<'_>, chars: i64) {
+        self.thought_chars.get(py).set(chars)
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        if let Some(lane) = &self.lane {
-            visit.call(lane)?;
+        // (a field being replaced is not visited: what it holds stays alive)
+        if let Some(lane) = self.lane.traverse(&visit) {
+            if let Some(lane) = &*lane {
+                visit.call(lane)?;
+            }
         }
-        visit.call(&self.gathered)?;
-        visit.call(&self.string_run)?;
-        visit.call(&self.string_index)?;
-        visit.call(&self.string_id)?;
-        visit.call(&self.kept)?;
-        visit.call(&self.string_args)?;
-        if let Some(value) = &self.value {
-            visit.call(&value.string)?;
-            visit.call(&value.reader)?;
+        for list in [&self.gathered, &self.string_run, &self.string_args] {
+            if let Some(list) = list.traverse(&visit) {
+                visit.call(&*list)?;
+            }
         }
-        if let Some(thought) = &self.thought {
-            visit.call(thought)?;
+        for object in [&self.string_index, &self.string_id] {
+            if let Some(object) = object.traverse(&visit) {
+                visit.call(&*object)?;
+            }
+        }
+        if let Some(kept) = self.kept.traverse(&visit) {
+            visit.call(&*kept)?;
+        }
+        if let Some(thought) = self.thought.traverse(&visit) {
+            if let Some(thought) = &*thought {
+                visit.call(thought)?;
+            }
+        }
+        if let Some(value) = self.value.traverse(&visit) {
+            if let Some(value) = &*value {
+                visit.call(&value.string)?;
+                visit.call(&value.reader)?;
+            }
         }
         Ok(())
     }
 
-    fn __clear__(&mut self) {
-        self.lane = None;
-        self.value = None;
+    fn __clear__(&self) {
+        // (safe: tp_clear runs with the GIL held)
+        let py = unsafe { Python::assume_gil_acquired() };
+        let lane = self.lane.borrow_mut(py).map(|mut l| l.take());
+        let value = self.value.borrow_mut(py).map(|mut v| v.take());
+        drop((lane, value));
     }
 }
