@@ -23,6 +23,7 @@ pub enum Kind {
     Gather,
     String,
     Reasoning,
+    Prefix,
     Other,
 }
 
@@ -92,6 +93,21 @@ struct LaneState {
     /// (the text lane) the lexicon of literal openers looked for, and its words.
     openers: Option<PyObject>,
     literals: Option<Box<Literals>>,
+    /// (the text and prefix lanes) what held text may be and stay held.
+    prefixes: Option<PyObject>,
+}
+
+/// What [`Lane::plain_up_to`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Plain {
+    /// All of it is plain text.
+    All,
+    /// None of it: a reader must look.
+    No,
+    /// Up to here; from here an opener is cut by its end.
+    UpTo(usize),
+    /// Python must say (no literal openers known, or a pattern's stops).
+    AskPython,
 }
 
 /// The lane's state, borrowed for a moment.
@@ -213,33 +229,56 @@ impl Lane {
         Ok(state(self, py)?.other.as_ref().map(|o| o.clone_ref(py)))
     }
 
-    /// (the text lane) Whether `delta`, which holds a stop, is plain text as it
-    /// stands all the same: no newline or surrogate, and no literal opener
-    /// begins in it, whole or cut at its end. None: Python must say (no
-    /// literals, or an opener cut by the delta's end, which it holds).
-    pub fn still_plain(&self, delta: &Bound<'_, PyString>) -> PyResult<Option<bool>> {
+    /// (the text lane) How much of `delta`, which holds a stop, is plain text
+    /// as it stands all the same (the reference's `_plain_up_to`): all of it
+    /// where no literal opener begins in it, whole or cut at its end, and no
+    /// newline or surrogate is in it; up to an opener cut by its end; or none.
+    pub fn plain_up_to(&self, delta: &Bound<'_, PyString>) -> PyResult<Plain> {
         let state = state(self, delta.py())?;
         let Some(literals) = state.literals.as_deref() else {
-            return Ok(None);
+            return Ok(Plain::AskPython);
         };
         if state.more_is_pattern {
-            return Ok(None);
+            return Ok(Plain::AskPython);
         }
         let text = delta.as_ptr();
         // (safe: a str, with the GIL held)
         if unsafe { look_str(text, &StopSet::new(), Unprintable::NewlinesAndSurrogates) }
             != Look::Takes
         {
-            return Ok(Some(false));
+            return Ok(Plain::No);
         }
-        // (an opener cut by the delta's end: the reference's _still_plain holds it)
         Ok(
             match unsafe { crate::with_units!(text, units => literals.found_in(units)) } {
-                Found::Nothing => Some(true),
-                Found::Whole => Some(false),
-                Found::Cut(_) => None,
+                Found::Nothing => Plain::All,
+                Found::Whole => Plain::No,
+                Found::Cut(end) => Plain::UpTo(end),
             },
         )
+    }
+
+    /// (the text and prefix lanes) What held text may be: the set of strings
+    /// Python gave (None where it gave none, or something else than a set).
+    pub fn prefixes<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        Ok(state(self, py)?
+            .prefixes
+            .as_ref()
+            .map(|p| p.bind(py).clone())
+            .filter(|p| unsafe { ffi::PyAnySet_Check(p.as_ptr()) } != 0))
+    }
+
+    /// (the prefix lane) The reference's `Lane.arm_prefix`.
+    pub fn set_prefix_stops(&self, py: Python<'_>, prefixes: PyObject) -> PyResult<()> {
+        let old = state_mut(self, py)?.prefixes.replace(prefixes);
+        drop(old);
+        let all = lanes(py)?.all.bind(py).downcast::<PyTuple>()?.clone();
+        let (stop, stop2, stop3, more): (
+            Py<PyString>,
+            Py<PyString>,
+            Py<PyString>,
+            Option<PyObject>,
+        ) = all.extract()?;
+        self.set_stops(py, [stop, stop2, stop3], more, 0)
     }
 
     /// Whether the lane takes `delta` with no Python call: false where Python
@@ -375,6 +414,7 @@ impl Lane {
             "gather" => Kind::Gather,
             "string" => Kind::String,
             "reasoning" => Kind::Reasoning,
+            "prefix" => Kind::Prefix,
             _ => Kind::Other,
         };
         let every = PyString::new(py, "").unbind();
@@ -399,6 +439,7 @@ impl Lane {
                 stops,
                 openers: None,
                 literals: None,
+                prefixes: None,
             }),
         })
     }
@@ -444,6 +485,25 @@ impl Lane {
         let py = slf.py();
         let all = lanes(py)?.all.bind(py).downcast::<PyTuple>()?.clone();
         Lane::arm(slf, &all, Some(0))
+    }
+
+    /// (the prefix lane) Every delta stops, and is offered to `other`, which
+    /// gathers it while the held text with it is one of `prefixes`.
+    fn arm_prefix<'py>(slf: Bound<'py, Self>, prefixes: PyObject) -> PyResult<Bound<'py, Self>> {
+        slf.get().set_prefix_stops(slf.py(), prefixes)?;
+        Ok(slf)
+    }
+
+    #[getter(prefixes)]
+    fn get_prefixes(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        Ok(state(self, py)?.prefixes.as_ref().map(|p| p.clone_ref(py)))
+    }
+
+    #[setter(prefixes)]
+    fn set_prefixes(&self, py: Python<'_>, prefixes: Option<PyObject>) -> PyResult<()> {
+        let old = std::mem::replace(&mut state_mut(self, py)?.prefixes, prefixes);
+        drop(old);
+        Ok(())
     }
 
     #[getter(sink)]
@@ -593,9 +653,15 @@ impl Lane {
         let Some(state) = self.state.traverse(&visit) else {
             return Ok(());
         };
-        for object in [&state.sink, &state.other, &state.more, &state.openers]
-            .into_iter()
-            .flatten()
+        for object in [
+            &state.sink,
+            &state.other,
+            &state.more,
+            &state.openers,
+            &state.prefixes,
+        ]
+        .into_iter()
+        .flatten()
         {
             visit.call(object)?;
         }

@@ -21,7 +21,7 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use crate::events;
 use crate::held::Held;
-use crate::lane::{Kind, Lane};
+use crate::lane::{Kind, Lane, Plain};
 use crate::scan::{
     json_encoded, json_escaped, json_text, value_breaker, value_split, Breaker, JsonText, StopSet,
 };
@@ -51,6 +51,14 @@ pub struct Shell {
     thought_chars: GILProtected<Cell<i64>>,
     /// The value reader behind the string that streams (when it is a value).
     value: Held<Option<ValueString>>,
+    held: Held<Py<PyString>>,
+    prefix: Held<Py<PyString>>,
+    text_lane: Held<Option<Py<Lane>>>,
+    prefix_lane: Held<Option<Py<Lane>>>,
+    /// The prefix lane was armed here, from the text lane, and nothing was read
+    /// since: the text lane is armed as the scanner is (`_text_after_prefix`
+    /// would arm it again as it is). Python's setting `_lane` clears it.
+    from_text: GILProtected<Cell<bool>>,
 }
 
 /// What the native core knows of the value whose string streams: its string
@@ -129,13 +137,23 @@ impl Shell {
         }
         if kind == Kind::Text {
             // (a stop that begins no opener: the reference's _still_plain, natively)
-            match lane.still_plain(delta)? {
-                Some(true) => {
+            match lane.plain_up_to(delta)? {
+                Plain::All => {
                     shell.add_offset(py, n);
                     return Ok(Taken::Events(events::text_delta(py, delta)?));
                 }
-                Some(false) => return Ok(Taken::Read(true)),
-                None => {}
+                Plain::No => return Ok(Taken::Read(true)),
+                Plain::UpTo(end) => {
+                    if let Some(taken) = Shell::hold(slf, lane, delta, end)? {
+                        return Ok(taken);
+                    }
+                }
+                Plain::AskPython => {}
+            }
+        }
+        if kind == Kind::Prefix {
+            if let Some(taken) = Shell::lengthens_prefix(slf, lane, delta)? {
+                return Ok(taken);
             }
         }
         if let Some(other) = lane.other(py)? {
@@ -145,6 +163,112 @@ impl Shell {
             }
         }
         Ok(Taken::Read(true))
+    }
+
+    /// (text lane) The reference's `_still_plain` for a delta whose end cuts an
+    /// opener at `end`: the cut part is held, with the prefix lane armed, and
+    /// the text before it is text. None (nothing changed): the reference's
+    /// method must say (the held text is not one the lane's `prefixes` hold,
+    /// or Python gave the lanes no set).
+    fn hold(
+        slf: &Bound<'_, Self>,
+        lane: &Lane,
+        delta: &Bound<'_, PyString>,
+        end: usize,
+    ) -> PyResult<Option<Taken>> {
+        let py = slf.py();
+        let shell = slf.get();
+        let (Some(prefixes), Some(prefix_lane)) = (lane.prefixes(py)?, shell.prefix_lane.bind(py)?)
+        else {
+            return Ok(None);
+        };
+        let n = delta.len()?;
+        let held = substring(delta, end, n)?;
+        if !set_contains(&prefixes, &held)? {
+            return Ok(None);
+        }
+        shell.held.set(py, held.clone().unbind())?;
+        shell.prefix.set(py, held.unbind())?;
+        prefix_lane.get().set_prefix_stops(py, prefixes.unbind())?;
+        shell.lane.set(py, Some(prefix_lane.unbind()))?;
+        shell.from_text.get(py).set(true);
+        if end == 0 {
+            return Ok(Some(Taken::Events(PyList::empty(py).into_any().unbind())));
+        }
+        let text = substring(delta, 0, end)?;
+        shell.add_offset(py, end as i64);
+        Ok(Some(Taken::Events(events::text_delta(py, &text)?)))
+    }
+
+    /// (prefix lane) The reference's `_lengthens_prefix`: a delta after which
+    /// the held text is still one the lane's `prefixes` hold is gathered; and
+    /// where the text lane was left for this one here (see `from_text`), held
+    /// text and delta that begin no opener after all are text, with the text
+    /// lane armed again, or are text up to an opener cut by their end, which is
+    /// held instead (`_text_after_prefix`). None (nothing changed): the
+    /// reference's method must say.
+    fn lengthens_prefix(
+        slf: &Bound<'_, Self>,
+        lane: &Lane,
+        delta: &Bound<'_, PyString>,
+    ) -> PyResult<Option<Taken>> {
+        let py = slf.py();
+        let shell = slf.get();
+        let Some(prefixes) = lane.prefixes(py)? else {
+            return Ok(None);
+        };
+        let prefix = shell
+            .prefix
+            .bind(py)?
+            .add(delta)?
+            .downcast_into::<PyString>()?;
+        if set_contains(&prefixes, &prefix)? {
+            shell.gathered.bind(py)?.append(delta)?;
+            shell.prefix.set(py, prefix.unbind())?;
+            return Ok(Some(Taken::Events(PyList::empty(py).into_any().unbind())));
+        }
+        if !shell.from_text.get(py).get() {
+            return Ok(None);
+        }
+        let Some(text_lane) = shell.text_lane.bind(py)? else {
+            return Ok(None);
+        };
+        let text_lane = text_lane.get();
+        let n = prefix.len()?;
+        let end = match text_lane.plain_up_to(&prefix)? {
+            Plain::All => n,
+            Plain::UpTo(end) => end,
+            Plain::No | Plain::AskPython => return Ok(None),
+        };
+        let held = substring(&prefix, end, n)?;
+        if end < n {
+            // (cut again: held again, the text lane still the scanner's)
+            match text_lane.prefixes(py)? {
+                Some(opener_prefixes) if set_contains(&opener_prefixes, &held)? => {
+                    lane.set_prefix_stops(py, opener_prefixes.unbind())?;
+                }
+                _ => return Ok(None),
+            }
+        } else {
+            shell
+                .lane
+                .set(py, shell.text_lane.bind(py)?.map(Bound::unbind))?;
+            shell.from_text.get(py).set(false);
+        }
+        shell.held.set(py, held.clone().unbind())?;
+        shell.prefix.set(py, held.unbind())?;
+        let gathered = shell.gathered.bind(py)?;
+        gathered.del_slice(0, gathered.len())?;
+        if end == 0 {
+            return Ok(Some(Taken::Events(PyList::empty(py).into_any().unbind())));
+        }
+        shell.add_offset(py, end as i64);
+        let text = if end < n {
+            substring(&prefix, 0, end)?
+        } else {
+            prefix
+        };
+        Ok(Some(Taken::Events(events::text_delta(py, &text)?)))
     }
 
     fn add_offset(&self, py: Python<'_>, n: i64) {
@@ -374,8 +498,9 @@ impl Shell {
     }
 
     /// The busiest cases, with no Python call and no reference taken: plain
-    /// text that the text lane takes as it stands, and a JSON string's text,
-    /// its own JSON. None: the delta is not one of them.
+    /// text that the text lane takes as it stands (or that holds a stop but
+    /// begins no opener), and a JSON string's text, its own JSON. None: the
+    /// delta is not one of them.
     #[inline]
     fn as_it_stands(slf: &Bound<'_, Self>, delta: &Bound<'_, PyAny>) -> Option<PyResult<PyObject>> {
         let py = slf.py();
@@ -385,7 +510,11 @@ impl Shell {
         let streams = {
             let lane = shell.lane.borrow(py).ok()?;
             let lane = lane.as_ref()?.get();
-            if lane.kind == Kind::Text && lane.takes_as_it_stands(py, text) {
+            if lane.kind == Kind::Text
+                && (lane.takes_as_it_stands(py, text)
+                    // (a stop that begins no opener: see through_lane)
+                    || matches!(lane.plain_up_to(text), Ok(Plain::All)))
+            {
                 false
             } else if lane.kind != Kind::String
                 || shell.string_value.get(py).get()
@@ -516,6 +645,15 @@ fn substring<'py>(
     Ok(unsafe { Bound::from_owned_ptr_or_err(text.py(), cut)? }.downcast_into::<PyString>()?)
 }
 
+/// `text in set` (`set` a set or a frozenset; hashing a str calls no Python).
+fn set_contains(set: &Bound<'_, PyAny>, text: &Bound<'_, PyString>) -> PyResult<bool> {
+    // (safe: a set, checked by Lane::prefixes, and a str)
+    match unsafe { pyo3::ffi::PySet_Contains(set.as_ptr(), text.as_ptr()) } {
+        -1 => Err(PyErr::fetch(set.py())),
+        found => Ok(found == 1),
+    }
+}
+
 /// The error boundary (the reference's `except Exception: raise self._latch(exc)`):
 /// the parser is latched in an error state; a bug becomes `InternalParserError`.
 fn latched(slf: &Bound<'_, Shell>, err: PyErr) -> PyErr {
@@ -566,6 +704,11 @@ impl Shell {
             thought: Held::new(None),
             thought_chars: GILProtected::new(Cell::new(0)),
             value: Held::new(None),
+            held: Held::new(PyString::new(py, "").unbind()),
+            prefix: Held::new(PyString::new(py, "").unbind()),
+            text_lane: Held::new(None),
+            prefix_lane: Held::new(None),
+            from_text: GILProtected::new(Cell::new(false)),
         }
     }
 
@@ -576,7 +719,48 @@ impl Shell {
 
     #[setter(_lane)]
     fn set_lane(&self, py: Python<'_>, lane: Option<Py<Lane>>) -> PyResult<()> {
+        self.from_text.get(py).set(false);
         self.lane.set(py, lane)
+    }
+
+    #[getter(_held)]
+    fn get_held<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        self.held.bind(py)
+    }
+
+    #[setter(_held)]
+    fn set_held(&self, py: Python<'_>, held: Py<PyString>) -> PyResult<()> {
+        self.held.set(py, held)
+    }
+
+    #[getter(_prefix)]
+    fn get_prefix<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyString>> {
+        self.prefix.bind(py)
+    }
+
+    #[setter(_prefix)]
+    fn set_prefix(&self, py: Python<'_>, prefix: Py<PyString>) -> PyResult<()> {
+        self.prefix.set(py, prefix)
+    }
+
+    #[getter(_text_lane)]
+    fn get_text_lane<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, Lane>>> {
+        self.text_lane.bind(py)
+    }
+
+    #[setter(_text_lane)]
+    fn set_text_lane(&self, py: Python<'_>, lane: Option<Py<Lane>>) -> PyResult<()> {
+        self.text_lane.set(py, lane)
+    }
+
+    #[getter(_prefix_lane)]
+    fn get_prefix_lane<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, Lane>>> {
+        self.prefix_lane.bind(py)
+    }
+
+    #[setter(_prefix_lane)]
+    fn set_prefix_lane(&self, py: Python<'_>, lane: Option<Py<Lane>>) -> PyResult<()> {
+        self.prefix_lane.set(py, lane)
     }
 
     #[getter(_offset)]
@@ -681,9 +865,16 @@ impl Shell {
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         // (a field being replaced is not visited: what it holds stays alive)
-        if let Some(lane) = self.lane.traverse(&visit) {
-            if let Some(lane) = &*lane {
-                visit.call(lane)?;
+        for lane in [&self.lane, &self.text_lane, &self.prefix_lane] {
+            if let Some(lane) = lane.traverse(&visit) {
+                if let Some(lane) = &*lane {
+                    visit.call(lane)?;
+                }
+            }
+        }
+        for text in [&self.kept, &self.held, &self.prefix] {
+            if let Some(text) = text.traverse(&visit) {
+                visit.call(&*text)?;
             }
         }
         for list in [&self.gathered, &self.string_run, &self.string_args] {
@@ -695,9 +886,6 @@ impl Shell {
             if let Some(object) = object.traverse(&visit) {
                 visit.call(&*object)?;
             }
-        }
-        if let Some(kept) = self.kept.traverse(&visit) {
-            visit.call(&*kept)?;
         }
         if let Some(thought) = self.thought.traverse(&visit) {
             if let Some(thought) = &*thought {
@@ -716,8 +904,9 @@ impl Shell {
     fn __clear__(&self) {
         // (safe: tp_clear runs with the GIL held)
         let py = unsafe { Python::assume_gil_acquired() };
-        let lane = self.lane.borrow_mut(py).map(|mut l| l.take());
+        let lanes = [&self.lane, &self.text_lane, &self.prefix_lane]
+            .map(|lane| lane.borrow_mut(py).map(|mut l| l.take()));
         let value = self.value.borrow_mut(py).map(|mut v| v.take());
-        drop((lane, value));
+        drop((lanes, value));
     }
 }
