@@ -56,11 +56,10 @@ fn lanes(py: Python<'_>) -> PyResult<&LaneModule> {
 /// One short path (see `toolparse.engine.lanes`).
 ///
 /// A frozen class: the per-delta path reads it with no borrow flag to take
-/// and give back (PyO3's are atomic: two of them cost a tenth of a delta in
-/// the text lane). What changes lives in cells that only the GIL's holder
-/// touches: the two the busiest test reads (`latin1`, `room`) each in a
-/// `Cell`, the rest in one `RefCell` that is never held across a call into
-/// Python.
+/// and give back (PyO3's are atomic; see [`crate::held`]). What changes lives
+/// in cells that only the GIL's holder touches: the two the busiest test
+/// reads (`latin1`, `room`) each in a `Cell`, the rest in one [`Held`], never
+/// borrowed across a call into Python.
 #[pyclass(frozen, module = "toolparse._native")]
 pub struct Lane {
     #[pyo3(get)]

@@ -34,6 +34,7 @@ macro_rules! with_units {
     }};
 }
 
+pub mod entities;
 pub mod events;
 pub mod held;
 pub mod lane;

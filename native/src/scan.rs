@@ -271,12 +271,17 @@ pub enum Breaker {
     At(usize),
 }
 
-fn is_value_breaker(c: u32) -> bool {
-    c == u32::from(b'<') || c <= 0x08 || (0x0B..=0x1F).contains(&c) || is_surrogate(c)
+fn is_value_breaker(c: u32, xml: bool) -> bool {
+    c == u32::from(b'<')
+        || (xml && c == u32::from(b'&'))
+        || c <= 0x08
+        || (0x0B..=0x1F).contains(&c)
+        || is_surrogate(c)
 }
 
-/// The [`Breaker`] of a value's text `units`.
-pub fn value_breaker<T: Copy + Into<u32>>(units: &[T]) -> Breaker {
+/// The [`Breaker`] of a value's text `units` (`xml`: a value read as XML
+/// text, where an entity breaks too: `_NOT_AS_IS_XML`).
+pub fn value_breaker<T: Copy + Into<u32>>(units: &[T], xml: bool) -> Breaker {
     // (only the last newline can be followed by nothing but blanks)
     let mut q = units.len();
     while q > 0 && matches!(units[q - 1].into(), 0x20 | 0x09) {
@@ -286,7 +291,7 @@ pub fn value_breaker<T: Copy + Into<u32>>(units: &[T]) -> Breaker {
     let limit = blank.unwrap_or(units.len());
     match units[..limit]
         .iter()
-        .position(|&u| is_value_breaker(u.into()))
+        .position(|&u| is_value_breaker(u.into(), xml))
     {
         Some(p) => Breaker::At(p),
         None => blank.map_or(Breaker::Nowhere, Breaker::BlankLastLine),
@@ -297,17 +302,19 @@ pub fn value_breaker<T: Copy + Into<u32>>(units: &[T]) -> Breaker {
 /// (`toolparse.engine.value._MAX_KEPT`).
 pub const MAX_KEPT: usize = 64;
 
-/// `ValueReader.fast_piece` for a value that reads no XML, is not wrapped and
-/// has no terminal awaiting confirmation, on text whose breaker is `breaker`
-/// (not `Nowhere`): where the text splits into what is taken (JSON-encoded)
-/// and what is kept for the next delta. None: the reader must say (a `<`
-/// that may begin a terminal, a CDATA section, a control character...).
-/// `listed` and `chars`: the value lexicon's `after_lt`.
+/// `ValueReader.fast_piece` for a value that is not wrapped and has no
+/// terminal awaiting confirmation, on text whose breaker is `breaker` (not
+/// `Nowhere`): where the text splits into what is taken (JSON-encoded, its
+/// entities decoded first where `xml`) and what is kept for the next delta
+/// (a last blank line, a `<` or an entity the text's end cuts). None: the
+/// reader must say (a `<` that may begin a terminal, a CDATA section, a
+/// control character...). `listed` and `chars`: the value lexicon's `after_lt`.
 pub fn value_split<T: Copy + Into<u32>>(
     units: &[T],
     breaker: Breaker,
     listed: bool,
     chars: &StopSet,
+    xml: bool,
 ) -> Option<usize> {
     let n = units.len();
     if let Breaker::BlankLastLine(last) = breaker {
@@ -325,6 +332,17 @@ pub fn value_split<T: Copy + Into<u32>>(
         let after: u32 = units[lt + 1].into();
         if after == u32::from(b'!') || chars.contains(after) == listed {
             return None; // (CDATA, or a terminal may begin here: the reader decides)
+        }
+    }
+    if xml {
+        // (the last "&": an entity the text's end may cut waits, to be read whole)
+        if let Some(amp) = units[..end]
+            .iter()
+            .rposition(|&u| u.into() == u32::from(b'&'))
+        {
+            if crate::entities::entity_prefix(&units[amp..end]) {
+                end = amp;
+            }
         }
     }
     if units[..end].iter().any(|&u| {
@@ -553,37 +571,52 @@ mod tests {
         let mut slash = StopSet::new();
         slash.add(u32::from(b'/'));
         assert_eq!(
-            value_breaker(&units("plain \"text\" & more")),
+            value_breaker(&units("plain \"text\" & more"), false),
             Breaker::Nowhere
         );
-        assert_eq!(value_breaker(&units("line\nnext")), Breaker::Nowhere);
+        assert_eq!(value_breaker(&units("line\nnext"), false), Breaker::Nowhere);
         assert_eq!(
-            value_breaker(&units("line\n  \t")),
+            value_breaker(&units("line\n  \t"), false),
             Breaker::BlankLastLine(4)
         );
-        assert_eq!(value_breaker(&units("x < 4\n")), Breaker::At(2));
-        assert_eq!(value_breaker(&units("a\rb")), Breaker::At(1));
+        assert_eq!(value_breaker(&units("x < 4\n"), false), Breaker::At(2));
+        assert_eq!(value_breaker(&units("a\rb"), false), Breaker::At(1));
         // a '<' no terminal begins with ("x < 4", "<tag>"), then a blank last line
         let text = units("if x < 4: \"<tag>\"\n  ");
-        let b = value_breaker(&text);
-        assert_eq!(value_split(&text, b, true, &slash), Some(17));
+        let b = value_breaker(&text, false);
+        assert_eq!(value_split(&text, b, true, &slash, false), Some(17));
         // a '<' that may begin a terminal: the reader decides
         let text = units("a </b");
-        assert_eq!(value_split(&text, value_breaker(&text), true, &slash), None);
-        assert_eq!(value_split(&text, value_breaker(&text), false, &none), None);
+        assert_eq!(
+            value_split(&text, value_breaker(&text, false), true, &slash, false),
+            None
+        );
+        assert_eq!(
+            value_split(&text, value_breaker(&text, false), false, &none, false),
+            None
+        );
         // a '<' cut by the text's end waits, with what follows
         let text = units("done <");
         assert_eq!(
-            value_split(&text, value_breaker(&text), true, &slash),
+            value_split(&text, value_breaker(&text, false), true, &slash, false),
             Some(5)
         );
         let text = units("a <![CDATA[");
-        assert_eq!(value_split(&text, value_breaker(&text), true, &slash), None);
+        assert_eq!(
+            value_split(&text, value_breaker(&text, false), true, &slash, false),
+            None
+        );
         let text = units("a\u{1}<b");
-        assert_eq!(value_split(&text, value_breaker(&text), true, &slash), None);
+        assert_eq!(
+            value_split(&text, value_breaker(&text, false), true, &slash, false),
+            None
+        );
         let text = units(&format!("a\n{}", " ".repeat(70)));
-        assert_eq!(value_breaker(&text), Breaker::BlankLastLine(1));
-        assert_eq!(value_split(&text, value_breaker(&text), true, &slash), None);
+        assert_eq!(value_breaker(&text, false), Breaker::BlankLastLine(1));
+        assert_eq!(
+            value_split(&text, value_breaker(&text, false), true, &slash, false),
+            None
+        );
         assert_eq!(
             json_encoded(&units("a\"b\\c\nd\te\u{1}")),
             "a\\\"b\\\\c\\nd\\te\\u0001"
