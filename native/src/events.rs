@@ -133,3 +133,13 @@ pub fn call_delta(
         build(py, &classes(py)?.call_delta, &[index, id, arguments_delta])?,
     )
 }
+
+/// `ToolCallDelta(index, id, arguments_delta)`, alone (not in a list).
+pub fn call_delta_event(
+    py: Python<'_>,
+    index: &Bound<'_, PyAny>,
+    id: &Bound<'_, PyAny>,
+    arguments_delta: &Bound<'_, PyAny>,
+) -> PyResult<PyObject> {
+    build(py, &classes(py)?.call_delta, &[index, id, arguments_delta])
+}

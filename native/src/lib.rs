@@ -34,20 +34,28 @@ macro_rules! with_units {
     }};
 }
 
+pub mod calls;
+pub mod calls_py;
 pub mod entities;
 pub mod events;
 pub mod held;
 pub mod lane;
+pub mod pieces;
 pub mod scan;
 pub mod shell;
+pub mod tables;
+pub mod wide;
 
 use pyo3::prelude::*;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<calls_py::PyMemberCall>()?;
+    m.add_class::<calls_py::CallArgs>()?;
     m.add_class::<lane::Lane>()?;
     m.add_class::<shell::Shell>()?;
     shell::add_feed(&m.py().get_type::<shell::Shell>())?;
+    m.add_class::<tables::PyTables>()?;
     m.add("STRING_RUN", shell::STRING_RUN)?;
     m.add("THOUGHT_WINDOW", shell::THOUGHT_WINDOW)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;

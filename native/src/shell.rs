@@ -683,7 +683,7 @@ fn latched(slf: &Bound<'_, Shell>, err: PyErr) -> PyErr {
 
 /// A panic caught at the boundary, as the exception `_latch` makes an
 /// `InternalParserError` of.
-fn panicked(payload: Box<dyn std::any::Any + Send>) -> PyErr {
+pub(crate) fn panicked(payload: Box<dyn std::any::Any + Send>) -> PyErr {
     let message = if let Some(text) = payload.downcast_ref::<&str>() {
         (*text).to_owned()
     } else if let Some(text) = payload.downcast_ref::<String>() {
