@@ -36,7 +36,9 @@ macro_rules! with_units {
 
 pub mod calls;
 pub mod calls_py;
+pub mod entities;
 pub mod events;
+pub mod held;
 pub mod lane;
 pub mod lexicon;
 pub mod markers;
@@ -62,6 +64,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pylexicon::PyLexicon>()?;
     m.add_class::<pytext::PyTextScanner>()?;
     m.add_class::<shell::Shell>()?;
+    shell::add_feed(&m.py().get_type::<shell::Shell>())?;
     m.add_class::<tables::PyTables>()?;
     m.add_class::<pyvalue::PyValueReader>()?;
     m.add("STRING_RUN", shell::STRING_RUN)?;

@@ -124,6 +124,54 @@ pub fn look<T: Copy + Into<u32>>(units: &[T], stops: &StopSet, rule: Unprintable
     }
 }
 
+/// [`look`] for text of one byte a code point (PEP 393's Latin-1 strings, most
+/// deltas), decided a byte at a time from a bitmap of the 256 code points a
+/// lane takes as it stands. [`look`] decides each character on its own, so a
+/// delta is `Look::Takes` exactly when it is not empty and the bitmap takes
+/// each of its bytes (a test checks the bitmap against [`look`], byte by byte).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Latin1Takes([u64; 4]);
+
+impl Latin1Takes {
+    /// The bitmap of `stops` under `rule` (none taken where `none` is set: a
+    /// lane whose stops a pattern gives, which Python must search). Built from
+    /// the sets' bits, not a [`look`] a code point: lanes are armed often.
+    pub fn new(stops: &StopSet, rule: Unprintable, none: bool) -> Self {
+        if none || stops.every {
+            return Latin1Takes([0; 4]);
+        }
+        // (what the rule refuses, or asks Python about, below 128 and above)
+        let controls: u128 = ((1u128 << 0x20) - 1) | (1u128 << 0x7F);
+        let (refused, high) = match rule {
+            Unprintable::Nothing | Unprintable::Surrogates => (0u128, true),
+            Unprintable::NewlinesAndSurrogates => (1u128 << 10, true),
+            Unprintable::Any => (controls, false),
+            Unprintable::Pattern => (!0u128, false),
+        };
+        let ascii = !stops.ascii & !refused;
+        let mut bits = [ascii as u64, (ascii >> 64) as u64, 0, 0];
+        if high {
+            bits[2] = !0;
+            bits[3] = !0;
+            for &c in &stops.others {
+                if c < 256 {
+                    bits[(c >> 6) as usize] &= !(1u64 << (c & 63));
+                }
+            }
+        }
+        Latin1Takes(bits)
+    }
+
+    /// Whether [`look`] of `units` (one byte a code point) is `Look::Takes`.
+    #[inline]
+    pub fn takes(&self, units: &[u8]) -> bool {
+        !units.is_empty()
+            && units
+                .iter()
+                .all(|&b| self.0[(b >> 6) as usize] >> (b & 63) & 1 != 0)
+    }
+}
+
 /// How much of a JSON string's text is already its own canonical JSON (the
 /// pattern `toolparse.readers.json.STRING_RUN`: characters that need no
 /// escape, and the escapes written back as they are, `\\ \" \b \f \n \r \t`).
@@ -223,12 +271,17 @@ pub enum Breaker {
     At(usize),
 }
 
-fn is_value_breaker(c: u32) -> bool {
-    c == u32::from(b'<') || c <= 0x08 || (0x0B..=0x1F).contains(&c) || is_surrogate(c)
+fn is_value_breaker(c: u32, xml: bool) -> bool {
+    c == u32::from(b'<')
+        || (xml && c == u32::from(b'&'))
+        || c <= 0x08
+        || (0x0B..=0x1F).contains(&c)
+        || is_surrogate(c)
 }
 
-/// The [`Breaker`] of a value's text `units`.
-pub fn value_breaker<T: Copy + Into<u32>>(units: &[T]) -> Breaker {
+/// The [`Breaker`] of a value's text `units` (`xml`: a value read as XML
+/// text, where an entity breaks too: `_NOT_AS_IS_XML`).
+pub fn value_breaker<T: Copy + Into<u32>>(units: &[T], xml: bool) -> Breaker {
     // (only the last newline can be followed by nothing but blanks)
     let mut q = units.len();
     while q > 0 && matches!(units[q - 1].into(), 0x20 | 0x09) {
@@ -238,7 +291,7 @@ pub fn value_breaker<T: Copy + Into<u32>>(units: &[T]) -> Breaker {
     let limit = blank.unwrap_or(units.len());
     match units[..limit]
         .iter()
-        .position(|&u| is_value_breaker(u.into()))
+        .position(|&u| is_value_breaker(u.into(), xml))
     {
         Some(p) => Breaker::At(p),
         None => blank.map_or(Breaker::Nowhere, Breaker::BlankLastLine),
@@ -249,17 +302,19 @@ pub fn value_breaker<T: Copy + Into<u32>>(units: &[T]) -> Breaker {
 /// (`toolparse.engine.value._MAX_KEPT`).
 pub const MAX_KEPT: usize = 64;
 
-/// `ValueReader.fast_piece` for a value that reads no XML, is not wrapped and
-/// has no terminal awaiting confirmation, on text whose breaker is `breaker`
-/// (not `Nowhere`): where the text splits into what is taken (JSON-encoded)
-/// and what is kept for the next delta. None: the reader must say (a `<`
-/// that may begin a terminal, a CDATA section, a control character...).
-/// `listed` and `chars`: the value lexicon's `after_lt`.
+/// `ValueReader.fast_piece` for a value that is not wrapped and has no
+/// terminal awaiting confirmation, on text whose breaker is `breaker` (not
+/// `Nowhere`): where the text splits into what is taken (JSON-encoded, its
+/// entities decoded first where `xml`) and what is kept for the next delta
+/// (a last blank line, a `<` or an entity the text's end cuts). None: the
+/// reader must say (a `<` that may begin a terminal, a CDATA section, a
+/// control character...). `listed` and `chars`: the value lexicon's `after_lt`.
 pub fn value_split<T: Copy + Into<u32>>(
     units: &[T],
     breaker: Breaker,
     listed: bool,
     chars: &StopSet,
+    xml: bool,
 ) -> Option<usize> {
     let n = units.len();
     if let Breaker::BlankLastLine(last) = breaker {
@@ -277,6 +332,17 @@ pub fn value_split<T: Copy + Into<u32>>(
         let after: u32 = units[lt + 1].into();
         if after == u32::from(b'!') || chars.contains(after) == listed {
             return None; // (CDATA, or a terminal may begin here: the reader decides)
+        }
+    }
+    if xml {
+        // (the last "&": an entity the text's end may cut waits, to be read whole)
+        if let Some(amp) = units[..end]
+            .iter()
+            .rposition(|&u| u.into() == u32::from(b'&'))
+        {
+            if crate::entities::entity_prefix(&units[amp..end]) {
+                end = amp;
+            }
         }
     }
     if units[..end].iter().any(|&u| {
@@ -377,6 +443,59 @@ mod tests {
     }
 
     #[test]
+    fn the_latin1_table_agrees_with_look() {
+        let rules = [
+            Unprintable::Nothing,
+            Unprintable::Surrogates,
+            Unprintable::NewlinesAndSurrogates,
+            Unprintable::Any,
+            Unprintable::Pattern,
+        ];
+        let mut every = set("<");
+        every.every = true;
+        let mut high = set("<\u{e9}\u{2013}");
+        high.add(0xFF);
+        let texts: Vec<Vec<u8>> = vec![
+            b"plain prose".to_vec(),
+            b"a < b".to_vec(),
+            b"line\nbreak".to_vec(),
+            b"tab\there".to_vec(),
+            vec![0x7F, b'a'],
+            vec![0xE9, b't', 0xE9],
+            vec![0xA0],
+            vec![],
+            (0..=255u8).collect(),
+        ];
+        for stops in [
+            set("<[`"),
+            set("\"\\"),
+            set(""),
+            set("\n\u{7f}"),
+            high,
+            every,
+        ] {
+            for rule in rules {
+                let table = Latin1Takes::new(&stops, rule, false);
+                for text in &texts {
+                    assert_eq!(
+                        table.takes(text),
+                        look(text, &stops, rule) == Look::Takes,
+                        "{text:?} {rule:?}"
+                    );
+                }
+                for b in 0..=255u8 {
+                    assert_eq!(
+                        table.takes(&[b]),
+                        look(&[b], &stops, rule) == Look::Takes,
+                        "{b} {rule:?}"
+                    );
+                }
+                assert!(!Latin1Takes::new(&stops, rule, true).takes(b"plain"));
+            }
+        }
+    }
+
+    #[test]
     fn stops_at_a_stop_character() {
         let s = set("<[`");
         assert_eq!(
@@ -452,37 +571,52 @@ mod tests {
         let mut slash = StopSet::new();
         slash.add(u32::from(b'/'));
         assert_eq!(
-            value_breaker(&units("plain \"text\" & more")),
+            value_breaker(&units("plain \"text\" & more"), false),
             Breaker::Nowhere
         );
-        assert_eq!(value_breaker(&units("line\nnext")), Breaker::Nowhere);
+        assert_eq!(value_breaker(&units("line\nnext"), false), Breaker::Nowhere);
         assert_eq!(
-            value_breaker(&units("line\n  \t")),
+            value_breaker(&units("line\n  \t"), false),
             Breaker::BlankLastLine(4)
         );
-        assert_eq!(value_breaker(&units("x < 4\n")), Breaker::At(2));
-        assert_eq!(value_breaker(&units("a\rb")), Breaker::At(1));
+        assert_eq!(value_breaker(&units("x < 4\n"), false), Breaker::At(2));
+        assert_eq!(value_breaker(&units("a\rb"), false), Breaker::At(1));
         // a '<' no terminal begins with ("x < 4", "<tag>"), then a blank last line
         let text = units("if x < 4: \"<tag>\"\n  ");
-        let b = value_breaker(&text);
-        assert_eq!(value_split(&text, b, true, &slash), Some(17));
+        let b = value_breaker(&text, false);
+        assert_eq!(value_split(&text, b, true, &slash, false), Some(17));
         // a '<' that may begin a terminal: the reader decides
         let text = units("a </b");
-        assert_eq!(value_split(&text, value_breaker(&text), true, &slash), None);
-        assert_eq!(value_split(&text, value_breaker(&text), false, &none), None);
+        assert_eq!(
+            value_split(&text, value_breaker(&text, false), true, &slash, false),
+            None
+        );
+        assert_eq!(
+            value_split(&text, value_breaker(&text, false), false, &none, false),
+            None
+        );
         // a '<' cut by the text's end waits, with what follows
         let text = units("done <");
         assert_eq!(
-            value_split(&text, value_breaker(&text), true, &slash),
+            value_split(&text, value_breaker(&text, false), true, &slash, false),
             Some(5)
         );
         let text = units("a <![CDATA[");
-        assert_eq!(value_split(&text, value_breaker(&text), true, &slash), None);
+        assert_eq!(
+            value_split(&text, value_breaker(&text, false), true, &slash, false),
+            None
+        );
         let text = units("a\u{1}<b");
-        assert_eq!(value_split(&text, value_breaker(&text), true, &slash), None);
+        assert_eq!(
+            value_split(&text, value_breaker(&text, false), true, &slash, false),
+            None
+        );
         let text = units(&format!("a\n{}", " ".repeat(70)));
-        assert_eq!(value_breaker(&text), Breaker::BlankLastLine(1));
-        assert_eq!(value_split(&text, value_breaker(&text), true, &slash), None);
+        assert_eq!(value_breaker(&text, false), Breaker::BlankLastLine(1));
+        assert_eq!(
+            value_split(&text, value_breaker(&text, false), true, &slash, false),
+            None
+        );
         assert_eq!(
             json_encoded(&units("a\"b\\c\nd\te\u{1}")),
             "a\\\"b\\\\c\\nd\\te\\u0001"

@@ -406,7 +406,7 @@ class Engine:
                 if scanner.in_reasoning or self._held not in scanner.opener_prefixes:
                     return None
                 self._prefix = self._held
-                return self._prefix_lane.arm_every()
+                return self._prefix_lane.arm_prefix(scanner.opener_prefixes)
             if scanner.in_reasoning:
                 stops = scanner.reasoning_stops
                 return None if stops is None else self._reasoning_lane.arm(stops)
@@ -434,7 +434,7 @@ class Engine:
             if self._held not in self._grammar.markup_prefixes:
                 return None
             self._prefix = self._held
-            return self._prefix_lane.arm_every()
+            return self._prefix_lane.arm_prefix(self._grammar.markup_prefixes)
         name = machine.name_room
         if name is not None:  # (a name: nothing comes of it yet)
             return self._gather_lane.arm_pattern(*name)
@@ -456,6 +456,7 @@ class Engine:
         """The text lane, armed for the scanner's state."""
         lane = self._text_lane.arm(stops)
         lane.openers = self._scanner.plain_openers
+        lane.prefixes = self._scanner.opener_prefixes
         return lane
 
     def _still_plain(self, delta: str) -> list[Event] | None:
@@ -465,15 +466,17 @@ class Engine:
         cut by its end (``x <``, ``to``), the text before it is text and the cut
         part is held, with the prefix lane armed, as after a read. (Its other
         characters are the lane's to refuse: a newline, a surrogate.)"""
-        end = _plain_up_to(delta, self._text_lane.openers)
+        lane = self._text_lane
+        end = _plain_up_to(delta, lane.openers)
         if end is None:
             return None
         if end < len(delta):  # (an opener cut by the delta's end: held, as the scanner holds it)
             held = delta[end:]
-            if held not in self._scanner.opener_prefixes:
+            prefixes = lane.prefixes
+            if prefixes is None or held not in prefixes:
                 return None
             self._held = self._prefix = held
-            self._lane = self._prefix_lane.arm_every()
+            self._lane = self._prefix_lane.arm_prefix(prefixes)
             if not end:
                 return []
             delta = delta[:end]
@@ -514,9 +517,8 @@ class Engine:
         lengthens it (a terminal still, and not yet whole) changes nothing a
         reader could decide, and is gathered (read with the delta that decides)."""
         prefix = self._prefix + delta
-        prefixes = (
-            self._grammar.markup_prefixes if self._machine is not None else self._scanner.opener_prefixes
-        )
+        prefixes = self._prefix_lane.prefixes  # (a block's markup, or the scanner's openers)
+        assert prefixes is not None
         if prefix not in prefixes:
             return None if self._machine is not None else self._text_after_prefix(prefix)
         self._prefix = prefix
@@ -525,18 +527,28 @@ class Engine:
 
     def _text_after_prefix(self, text: str) -> list[Event] | None:
         """(prefix lane, in the text) The held text and the delta after it begin
-        no opener after all, whole or cut at their end (``x <`` then `` 4``): the
-        scanner would take them as text, hold nothing back and stay where it is,
-        so they are text, and the text lane is armed again."""
+        no opener after all (``x <`` then `` 4``): the scanner would take them as
+        text, hold nothing back and stay where it is, so they are text, and the
+        text lane is armed again; or they only begin one cut by their end
+        (``t`` then ``he t``): the text before it is text, and the cut part is
+        held instead, as ``_still_plain`` holds it."""
         scanner = self._scanner
         stops = scanner.text_stops
-        if stops is None or _plain_up_to(text, scanner.plain_openers) != len(text):
+        if stops is None:
             return None
-        self._held = self._prefix = ""
+        end = _plain_up_to(text, scanner.plain_openers)
+        if end is None:
+            return None
+        held = text[end:]
+        if held and held not in scanner.opener_prefixes:
+            return None
+        self._held = self._prefix = held
         self._gathered.clear()
-        self._offset += len(text)
-        self._lane = self._arm_text(stops)
-        return [new_text_delta(text)]
+        self._lane = self._prefix_lane.arm_prefix(scanner.opener_prefixes) if held else self._arm_text(stops)
+        if not end:
+            return []
+        self._offset += end
+        return [new_text_delta(text[:end] if held else text)]
 
     def _open_string(self, string: OpenString) -> Lane:
         """Arm the string lane for ``string`` (a string argument that streams)."""

@@ -95,7 +95,19 @@ class Lane:
     """One short path: see the module docstring. The engine owns one lane of
     each kind and re-arms it (:meth:`arm`) with the stops and room of the moment."""
 
-    __slots__ = ("more", "name", "openers", "other", "room", "sink", "stop", "stop2", "stop3", "unprintable")
+    __slots__ = (
+        "more",
+        "name",
+        "openers",
+        "other",
+        "prefixes",
+        "room",
+        "sink",
+        "stop",
+        "stop2",
+        "stop3",
+        "unprintable",
+    )
 
     def __init__(
         self,
@@ -122,6 +134,11 @@ class Lane:
         delta that holds a stop, but where none of them begins, whole or cut at
         its end (``x < 4``), is plain text as it stands too (see
         ``Engine._still_plain``, and the native core's twin of it)."""
+        self.prefixes: frozenset[str] | None = None
+        """(the text and prefix lanes) What held text may be and stay held: an
+        opener cut by a delta's end (the text lane, see ``Engine._still_plain``),
+        and the held text lengthened by the deltas after it (the prefix lane, see
+        ``Engine._lengthens_prefix``). The native core reads it to decide both."""
 
     def arm(self, stops: Stops, room: int = UNBOUNDED) -> Lane:
         """Set the stops (see :func:`stops_of`) and the room; return the lane."""
@@ -138,6 +155,12 @@ class Lane:
 
     def arm_every(self) -> Lane:
         """Every delta stops: each is offered to ``other``."""
+        return self.arm(ALL, 0)
+
+    def arm_prefix(self, prefixes: frozenset[str]) -> Lane:
+        """(the prefix lane) Every delta stops, and is offered to ``other``, which
+        gathers it while the held text with it is one of ``prefixes``."""
+        self.prefixes = prefixes
         return self.arm(ALL, 0)
 
 
