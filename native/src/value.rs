@@ -22,6 +22,7 @@
 
 use std::sync::Arc;
 
+use crate::entities::{entity_at, entity_prefix};
 use crate::lexicon::{Hit, Key, Lexicon, TagContext, Terminal, Unit};
 
 const CDATA: &[u8] = b"<![CDATA[";
@@ -127,95 +128,6 @@ fn has_ink<T: Unit>(piece: &[T]) -> bool {
 
 fn rfind<T: Unit>(text: &[T], c: u32) -> Option<usize> {
     text.iter().rposition(|&u| u.into() == c)
-}
-
-fn is_digit(c: u32) -> bool {
-    (0x30..=0x39).contains(&c)
-}
-
-fn is_hex(c: u32) -> bool {
-    is_digit(c) || (0x41..=0x46).contains(&c) || (0x61..=0x66).contains(&c)
-}
-
-fn is_lower(c: u32) -> bool {
-    (0x61..=0x7a).contains(&c)
-}
-
-fn equals_ascii<T: Unit>(units: &[T], word: &[u8]) -> bool {
-    units.len() == word.len() && begins(units, 0, word)
-}
-
-/// `xml_tree.ENTITY.match(text, at)`: `(end, decoded)` of an entity at `at`,
-/// `decoded` None where it stands for no valid character (`decode_entity`).
-pub fn entity_at<T: Unit>(text: &[T], at: usize) -> Option<(usize, Option<u32>)> {
-    if text.get(at).map(|&c| c.into()) != Some(u32::from(b'&')) {
-        return None;
-    }
-    let rest = &text[at + 1..];
-    let semi = rest
-        .iter()
-        .take(10)
-        .position(|&c| c.into() == u32::from(b';'))?;
-    let name = &rest[..semi];
-    let end = at + 1 + semi + 1;
-    for (word, c) in [
-        (&b"lt"[..], '<'),
-        (b"gt", '>'),
-        (b"amp", '&'),
-        (b"quot", '"'),
-        (b"apos", '\''),
-    ] {
-        if equals_ascii(name, word) {
-            return Some((end, Some(c as u32)));
-        }
-    }
-    if name.first().map(|&c| c.into()) != Some(u32::from(b'#')) {
-        return None;
-    }
-    let hex = name
-        .get(1)
-        .is_some_and(|&c| matches!(c.into(), 0x78 | 0x58));
-    let digits = &name[if hex { 2 } else { 1 }..];
-    let (most, ok): (usize, fn(u32) -> bool) = if hex { (7, is_hex) } else { (8, is_digit) };
-    if digits.is_empty() || digits.len() > most || !digits.iter().all(|&c| ok(c.into())) {
-        return None;
-    }
-    let radix = if hex { 16 } else { 10 };
-    let code = digits.iter().fold(0u64, |n, &c| {
-        n * radix
-            + u64::from(
-                char::from_u32(c.into())
-                    .and_then(|c| c.to_digit(16))
-                    .unwrap_or(0),
-            )
-    });
-    let valid = code != 0 && code <= 0x10FFFF && !(0xD800..=0xDFFF).contains(&code);
-    Some((end, if valid { Some(code as u32) } else { None }))
-}
-
-/// `xml_tree.ENTITY_PREFIX.match(text, at)`: what runs from `at` to the text's
-/// end may still grow into an entity.
-pub fn entity_prefix_at<T: Unit>(text: &[T], at: usize) -> bool {
-    if text.get(at).map(|&c| c.into()) != Some(u32::from(b'&')) {
-        return false;
-    }
-    let rest: Vec<u32> = text[at + 1..].iter().map(|&c| c.into()).collect();
-    if rest.len() <= 4 && rest.iter().all(|&c| is_lower(c)) {
-        return true;
-    }
-    if rest.first() != Some(&u32::from(b'#')) {
-        return false;
-    }
-    let decimal = &rest[1..];
-    if decimal.len() <= 8 && decimal.iter().all(|&c| is_digit(c)) {
-        return true;
-    }
-    match decimal.first() {
-        Some(&x) if x == 0x78 || x == 0x58 => {
-            decimal.len() - 1 <= 7 && decimal[1..].iter().all(|&c| is_hex(c))
-        }
-        _ => false,
-    }
 }
 
 /// A terminal found last time, awaiting what follows it: its text, its key,
@@ -339,13 +251,14 @@ impl ValueReader {
                 }
             }
             if text[i].into() == u32::from(b'&') {
-                if let Some((end, decoded)) = entity_at(text, i) {
+                if let Some((length, decoded)) = entity_at(&text[i..]) {
+                    let end = i + length;
                     match decoded {
                         Some(c) => self.points(&[c], emit),
                         None => self.text(&text[i..end], emit),
                     }
                     i = end;
-                } else if !is_final && entity_prefix_at(text, i) {
+                } else if !is_final && entity_prefix(&text[i..]) {
                     return (i, None);
                 } else {
                     self.points(&[u32::from(b'&')], emit);
@@ -689,31 +602,4 @@ fn lookup_term<'a>(
         .iter()
         .find(|(t, _)| is(t, confirm, key))
         .map(|(_, c)| c)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn units(s: &str) -> Vec<u32> {
-        s.chars().map(u32::from).collect()
-    }
-
-    #[test]
-    fn entities_are_the_five_and_numeric_references() {
-        assert_eq!(entity_at(&units("&amp;x"), 0), Some((5, Some('&' as u32))));
-        assert_eq!(entity_at(&units("&#60;"), 0), Some((5, Some('<' as u32))));
-        assert_eq!(entity_at(&units("&#x3C;"), 0), Some((6, Some('<' as u32))));
-        assert_eq!(entity_at(&units("&#0;"), 0), Some((4, None)));
-        assert_eq!(entity_at(&units("&#xD800;"), 0), Some((8, None)));
-        assert_eq!(entity_at(&units("&#x110000;"), 0), Some((10, None)));
-        assert_eq!(entity_at(&units("&#123456789;"), 0), None);
-        assert_eq!(entity_at(&units("&nbsp;"), 0), None);
-        assert_eq!(entity_at(&units("&#;"), 0), None);
-        assert!(entity_prefix_at(&units("&am"), 0));
-        assert!(entity_prefix_at(&units("&"), 0));
-        assert!(entity_prefix_at(&units("&#x1f"), 0));
-        assert!(!entity_prefix_at(&units("&ampx;"), 0));
-        assert!(!entity_prefix_at(&units("&abcde"), 0));
-    }
 }
