@@ -351,7 +351,8 @@ def test_a_well_formed_call_streams_as_in_python() -> None:
         assert call.begin("city") is True
         call.flush()
         string = call.open_string()
-        assert string is not None and string is call.open_string() and string.plain is STRING_RUN
+        assert string is call.open_string()
+        assert string is not None and string.plain is STRING_RUN
         for piece in ('Pa"r', "is\n", "\ud800"):
             call.text(piece)
             call.flush()

@@ -20,7 +20,7 @@ import gc
 import importlib
 import pkgutil
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -321,7 +321,7 @@ def test_every_lexicon_of_the_grammars(data: st.DataObject) -> None:
     compare(python, rust, data)
 
 
-def terminal_sets() -> st.SearchStrategy[list[object]]:
+def terminal_sets() -> st.SearchStrategy[list[Any]]:
     literal = st.text(st.sampled_from('<>/=a"b|é😀 \n'), min_size=0, max_size=6)
     term = st.sampled_from(TAG_TERMS)
     mixed = st.lists(literal | term | term | literal.filter(bool).map(lambda s: "<" + s), max_size=8)
@@ -362,12 +362,13 @@ class Raising:
         ([TOOL_TAG, TOOL_EMPTY_TAG], "<wri", Raising()),
         ([PROPERTY_NAME], "path>", Context(None, None, None, ("path",), frozenset())),
         ([PROPERTY_NAME], "path>", Raising()),
-        ([TOOL_TAG], "<write>", Context(None, None, ["f", "write"], None, frozenset())),
-        ([TOOL_TAG], "<write>", Context(None, None, ("f", 7), None, frozenset())),
-        ([TOOL_TAG], "<write>", Context(None, None, (7,), None, frozenset())),
+        # (wrong types on purpose: both lexicons must refuse them alike)
+        ([TOOL_TAG], "<write>", Context(None, None, cast(Any, ["f", "write"]), None, frozenset())),
+        ([TOOL_TAG], "<write>", Context(None, None, cast(Any, ("f", 7)), None, frozenset())),
+        ([TOOL_TAG], "<write>", Context(None, None, cast(Any, (7,)), None, frozenset())),
     ],
 )
-def test_a_contexts_answers_and_errors_come_through(terms: list[object], text: str, ctx: Any) -> None:
+def test_a_contexts_answers_and_errors_come_through(terms: list[Any], text: str, ctx: Any) -> None:
     python, rust = Lexicon(terms), NATIVE.Lexicon(terms)
     for i in range(len(text) + 1):
         for method in ("find", "match_at", "prefix_at", "partial_start"):
@@ -375,7 +376,14 @@ def test_a_contexts_answers_and_errors_come_through(terms: list[object], text: s
 
 
 def test_terms_that_are_not_tag_terms_are_refused_alike() -> None:
-    for terms in ([CLOSER, TOOL_TAG, OPENER], ["a", "xab"], [""], ["", PROPERTY_NAME], [7, None, "<a"]):
+    odd: list[list[Any]] = [
+        [CLOSER, TOOL_TAG, OPENER],
+        ["a", "xab"],
+        [""],
+        ["", PROPERTY_NAME],
+        [7, None, "<a"],
+    ]
+    for terms in odd:
         expected = _outcome(lambda: Lexicon(terms) and "made")  # noqa: B023
         assert _outcome(lambda: NATIVE.Lexicon(terms) and "made") == expected, terms  # noqa: B023
 
