@@ -51,6 +51,7 @@ pub mod shell;
 pub mod tables;
 pub mod tags;
 pub mod text;
+pub mod typing;
 pub mod value;
 pub mod wide;
 
