@@ -25,23 +25,23 @@ use crate::shell::panicked;
 use crate::wide;
 
 /// The Python functions and classes the binding calls, looked up once.
-struct Refs {
-    loads: PyObject,
-    canonical_json: PyObject,
-    coerce: PyObject,
-    coerce_at: PyObject,
-    child_path: PyObject,
-    text_streams: PyObject,
-    outcome: PyObject,
-    open_string: PyObject,
-    string_run: PyObject,
-    invalid_call: PyObject,
-    unknown_tool: PyObject,
+pub(crate) struct Refs {
+    pub(crate) loads: PyObject,
+    pub(crate) canonical_json: PyObject,
+    pub(crate) coerce: PyObject,
+    pub(crate) coerce_at: PyObject,
+    pub(crate) child_path: PyObject,
+    pub(crate) text_streams: PyObject,
+    pub(crate) outcome: PyObject,
+    pub(crate) open_string: PyObject,
+    pub(crate) string_run: PyObject,
+    pub(crate) invalid_call: PyObject,
+    pub(crate) unknown_tool: PyObject,
 }
 
 static REFS: GILOnceCell<Refs> = GILOnceCell::new();
 
-fn refs(py: Python<'_>) -> PyResult<&Refs> {
+pub(crate) fn refs(py: Python<'_>) -> PyResult<&Refs> {
     REFS.get_or_try_init(py, || {
         let get = |module: &str, name: &str| -> PyResult<PyObject> {
             Ok(py.import(module)?.getattr(name)?.unbind())
@@ -64,19 +64,19 @@ fn refs(py: Python<'_>) -> PyResult<&Refs> {
 }
 
 /// A Python `str` as generalized UTF-8 (lossless: see [`crate::wide`]).
-fn wide_of(text: &Bound<'_, PyString>) -> Vec<u8> {
+pub(crate) fn wide_of(text: &Bound<'_, PyString>) -> Vec<u8> {
     let mut out = Vec::new();
     push_wide(&mut out, text);
     out
 }
 
-fn push_wide(out: &mut Vec<u8>, text: &Bound<'_, PyString>) {
+pub(crate) fn push_wide(out: &mut Vec<u8>, text: &Bound<'_, PyString>) {
     // SAFETY: `text` is a str and the GIL is held.
     unsafe { crate::with_units!(text.as_ptr(), units => wide::push_units(out, units)) }
 }
 
 /// Generalized UTF-8 as a Python `str` (decoded with `surrogatepass`).
-fn py_of<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+pub(crate) fn py_of<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
     // SAFETY: the pointer and length describe `bytes`; the GIL is held.
     unsafe {
         let obj = ffi::PyUnicode_DecodeUTF8(
@@ -89,7 +89,7 @@ fn py_of<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
 }
 
 /// `MemberCall.sole_string_of(schema)`.
-fn sole_string_of<'py>(
+pub(crate) fn sole_string_of<'py>(
     py: Python<'py>,
     schema: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Option<PyObject>> {

@@ -24,6 +24,12 @@ struct EventClasses {
     text: EventClass,
     reasoning: EventClass,
     call_delta: EventClass,
+    call_start: EventClass,
+    tool_call: EventClass,
+    error: Py<PyType>,
+    reasoning_class: Py<PyType>,
+    start_class: Py<PyType>,
+    delta_class: Py<PyType>,
 }
 
 static CLASSES: GILOnceCell<EventClasses> = GILOnceCell::new();
@@ -71,6 +77,37 @@ fn classes(py: Python<'_>) -> PyResult<&EventClasses> {
                 "ToolCallDelta",
                 &["index", "id", "arguments_delta"],
             )?,
+            call_start: event_class(&events, "ToolCallStart", &["index", "id", "name"])?,
+            tool_call: event_class(
+                &events,
+                "ToolCall",
+                &[
+                    "index",
+                    "id",
+                    "name",
+                    "arguments",
+                    "raw",
+                    "issues",
+                    "parsed",
+                    "validation_error",
+                ],
+            )?,
+            error: events
+                .getattr("ToolCallError")?
+                .downcast_into::<PyType>()?
+                .unbind(),
+            reasoning_class: events
+                .getattr("ReasoningDelta")?
+                .downcast_into::<PyType>()?
+                .unbind(),
+            start_class: events
+                .getattr("ToolCallStart")?
+                .downcast_into::<PyType>()?
+                .unbind(),
+            delta_class: events
+                .getattr("ToolCallDelta")?
+                .downcast_into::<PyType>()?
+                .unbind(),
         })
     })
 }
@@ -142,4 +179,50 @@ pub fn call_delta_event(
     arguments_delta: &Bound<'_, PyAny>,
 ) -> PyResult<PyObject> {
     build(py, &classes(py)?.call_delta, &[index, id, arguments_delta])
+}
+
+/// `TextDelta(text)`, alone.
+pub fn text_event(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+    build(py, &classes(py)?.text, &[text])
+}
+
+/// `ReasoningDelta(text, raw)`, alone.
+pub fn reasoning_event(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    raw: &Bound<'_, PyAny>,
+) -> PyResult<PyObject> {
+    build(py, &classes(py)?.reasoning, &[text, raw])
+}
+
+/// `ToolCallStart(index, id, name)`.
+pub fn call_start(
+    py: Python<'_>,
+    index: &Bound<'_, PyAny>,
+    id: &Bound<'_, PyAny>,
+    name: &Bound<'_, PyAny>,
+) -> PyResult<PyObject> {
+    build(py, &classes(py)?.call_start, &[index, id, name])
+}
+
+/// `ToolCall(index, id, name, arguments, raw, issues, parsed,
+/// validation_error)`, every field given, in that order.
+pub fn tool_call(py: Python<'_>, fields: &[&Bound<'_, PyAny>; 8]) -> PyResult<PyObject> {
+    build(py, &classes(py)?.tool_call, fields)
+}
+
+/// The class `ToolCallError` (built by its constructor: errors are rare).
+pub fn error_class(py: Python<'_>) -> PyResult<&Py<PyType>> {
+    Ok(&classes(py)?.error)
+}
+
+/// The class `ReasoningDelta`.
+pub fn reasoning_class(py: Python<'_>) -> PyResult<Bound<'_, PyType>> {
+    Ok(classes(py)?.reasoning_class.bind(py).clone())
+}
+
+/// The classes `ToolCallStart` and `ToolCallDelta`.
+pub fn call_classes(py: Python<'_>) -> PyResult<(&Py<PyType>, &Py<PyType>)> {
+    let c = classes(py)?;
+    Ok((&c.start_class, &c.delta_class))
 }

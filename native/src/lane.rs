@@ -677,3 +677,9 @@ impl Lane {
         drop(old);
     }
 }
+
+/// CPython's `Py_UNICODE_ISPRINTABLE(c)`.
+pub fn is_printable(c: u32) -> bool {
+    // (safe: a pure function of the code point)
+    unsafe { _PyUnicode_IsPrintable(c) != 0 }
+}

@@ -36,16 +36,23 @@ macro_rules! with_units {
 
 pub mod calls;
 pub mod calls_py;
+pub mod ctx;
+pub mod engine;
 pub mod entities;
 pub mod events;
+pub mod fast;
 pub mod held;
 pub mod lane;
 pub mod lexicon;
+pub mod machine;
 pub mod markers;
 pub mod pieces;
+pub mod pyengine;
 pub mod pylexicon;
 pub mod pytext;
 pub mod pyvalue;
+pub mod regions;
+pub mod rt;
 pub mod scan;
 pub mod shell;
 pub mod tables;
@@ -62,6 +69,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<calls_py::PyMemberCall>()?;
     m.add_class::<calls_py::CallArgs>()?;
     m.add_class::<lane::Lane>()?;
+    m.add_class::<pyengine::Core>()?;
+    pyengine::add_feed(&m.py().get_type::<pyengine::Core>())?;
     m.add_class::<pylexicon::PyLexicon>()?;
     m.add_class::<pytext::PyTextScanner>()?;
     m.add_class::<shell::Shell>()?;

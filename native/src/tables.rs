@@ -75,7 +75,7 @@ pub enum Terminal {
 }
 
 impl Terminal {
-    fn read(term: &Bound<'_, PyAny>) -> PyResult<Terminal> {
+    pub(crate) fn read(term: &Bound<'_, PyAny>) -> PyResult<Terminal> {
         if let Ok(text) = term.downcast::<PyString>() {
             return Ok(Terminal::Literal(text.to_cow()?.into_owned()));
         }
@@ -130,7 +130,7 @@ impl Reason {
             .unwrap_or("?")
     }
 
-    fn read(reason: &Bound<'_, PyAny>) -> PyResult<Reason> {
+    pub(crate) fn read(reason: &Bound<'_, PyAny>) -> PyResult<Reason> {
         let value: String = reason.str()?.to_cow()?.into_owned();
         Self::ALL
             .iter()
@@ -175,7 +175,7 @@ const STEP_FLAGS: [&str; 8] = [
 ];
 
 impl Step {
-    fn read(step: &Bound<'_, PyAny>) -> PyResult<Step> {
+    pub(crate) fn read(step: &Bound<'_, PyAny>) -> PyResult<Step> {
         let flag = |name: &str| -> PyResult<bool> { step.getattr(name)?.extract() };
         Ok(Step {
             to: step.getattr("to")?.extract()?,
@@ -192,7 +192,7 @@ impl Step {
         })
     }
 
-    fn read_optional(step: &Bound<'_, PyAny>) -> PyResult<Option<Step>> {
+    pub(crate) fn read_optional(step: &Bound<'_, PyAny>) -> PyResult<Option<Step>> {
         if step.is_none() {
             Ok(None)
         } else {
@@ -330,7 +330,7 @@ pub struct Region {
     pub kind: RegionKind,
 }
 
-fn terms_of(lexicon: &Bound<'_, PyAny>) -> PyResult<Vec<Terminal>> {
+pub(crate) fn terms_of(lexicon: &Bound<'_, PyAny>) -> PyResult<Vec<Terminal>> {
     lexicon
         .getattr("terms")?
         .try_iter()?
@@ -370,7 +370,7 @@ fn strings_of(items: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
 }
 
 impl Region {
-    fn read(region: &Bound<'_, PyAny>) -> PyResult<Region> {
+    pub(crate) fn read(region: &Bound<'_, PyAny>) -> PyResult<Region> {
         let lexicon = region.getattr("lexicon")?;
         let firsts = firsts_of(&lexicon)?;
         let kind = match region.get_type().name()?.to_cow()?.as_ref() {
@@ -677,7 +677,7 @@ impl Claim {
     }
 }
 
-fn sorted_strings(set: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+pub(crate) fn sorted_strings(set: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     let set = set.downcast::<PyFrozenSet>()?;
     let mut strings: Vec<String> = set.iter().map(|s| s.extract()).collect::<PyResult<_>>()?;
     strings.sort_unstable();

@@ -189,6 +189,12 @@ impl ValueReader {
         self.state == State::Start
     }
 
+    /// `fast_piece` may look (the value is not wrapped and no terminal
+    /// awaits its confirmation).
+    pub fn fast_ok(&self) -> bool {
+        !self.wrapped && self.pending.is_none()
+    }
+
     /// Markup opened inside the value (`nest`) is still open.
     pub fn nested(&self) -> bool {
         self.depth

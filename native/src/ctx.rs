@@ -1,0 +1,510 @@
+//! What the calls of one stream share (`toolparse.engine.calls.CallContext`),
+//! on the native engine's side, and the calls' [`Host`] over it.
+//!
+//! The Python `CallContext` stays the one record of the stream's tools, ids
+//! and indices (a shadow read of unclosed reasoning, or a caller, may use
+//! it too). What the native engine asks of it often is read once and kept
+//! here: the tools' names, each tool's schema, whether a name is declared,
+//! each tool's property names, and the members' plans (all fixed for the
+//! stream). What needs Python (a call's id, coercion of a complete value,
+//! converters, validation) is a call into it, once per call or value.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc as Rc;
+
+use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+
+use crate::calls::{Coerced, Converted, Host, Mode, Plan};
+use crate::calls_py::{push_wide, py_of, refs, sole_string_of, wide_of};
+use crate::events;
+use crate::lexicon::{Name, Names, TagContext};
+use crate::pylexicon::name_of;
+use crate::tables::Reason;
+
+/// Plans kept at most (keys come from the model: bounded, as `_MAX_PLANS`).
+const MAX_PLANS: usize = 4096;
+
+/// A declared tool.
+pub struct Tool {
+    pub obj: PyObject,
+    /// Its parameters schema.
+    pub schema: PyObject,
+    /// It is defined by a pydantic model (its calls are validated).
+    pub model: bool,
+}
+
+/// The declared tools.
+pub struct Tools {
+    /// Their names, sorted (`CallContext.tool_names`), as code points.
+    pub names: Vec<Vec<u32>>,
+    /// By name (generalized UTF-8).
+    pub by_name: HashMap<Vec<u8>, Tool>,
+}
+
+/// A tool's property names, sorted, as code points (None: any name).
+pub type PropertyNames = Option<Rc<Vec<Vec<u32>>>>;
+
+/// A member's plan, kept: its schema, its mode, the issues it reports.
+type KeptPlan = Rc<(Option<PyObject>, Mode, Vec<PyObject>)>;
+
+/// The native side of a `CallContext` (see the module docs).
+pub struct Ctx {
+    /// The Python `CallContext`.
+    pub obj: PyObject,
+    pub tools: Option<Tools>,
+    pub coerce: bool,
+    pub max_depth: usize,
+    /// The events of the read in progress (the Python context's `out` too).
+    pub out: Option<Py<PyList>>,
+    property_names: RefCell<HashMap<Vec<u8>, PropertyNames>>,
+    plans: HashMap<(Vec<u8>, Vec<u8>), KeptPlan>,
+}
+
+impl Ctx {
+    /// The native side of the Python `CallContext` `obj`.
+    pub fn new(obj: &Bound<'_, PyAny>) -> PyResult<Ctx> {
+        let py = obj.py();
+        let tools = obj.getattr(intern!(py, "tools"))?;
+        let tools = if tools.is_none() {
+            None
+        } else {
+            let mut by_name = HashMap::new();
+            for (name, tool) in tools.downcast::<PyDict>()?.iter() {
+                let schema = tool.getattr(intern!(py, "parameters"))?.unbind();
+                let model = !tool.getattr(intern!(py, "model"))?.is_none();
+                by_name.insert(
+                    wide_of(name.downcast::<PyString>()?),
+                    Tool {
+                        obj: tool.unbind(),
+                        schema,
+                        model,
+                    },
+                );
+            }
+            let mut names = Vec::new();
+            if let Some(sorted) = obj
+                .getattr(intern!(py, "tool_names"))?
+                .extract::<Option<Vec<Bound<'_, PyString>>>>()?
+            {
+                for name in sorted {
+                    names.push(name_of(&name).code_points());
+                }
+            }
+            Some(Tools { names, by_name })
+        };
+        Ok(Ctx {
+            obj: obj.clone().unbind(),
+            tools,
+            coerce: obj.getattr(intern!(py, "coerce"))?.is_truthy()?,
+            max_depth: obj.getattr(intern!(py, "max_depth"))?.extract()?,
+            out: None,
+            property_names: RefCell::new(HashMap::new()),
+            plans: HashMap::new(),
+        })
+    }
+
+    /// `CallContext.is_known(name)`: with no tools declared, any name is.
+    pub fn is_known(&self, name: &[u8]) -> bool {
+        match &self.tools {
+            None => true,
+            Some(tools) => tools.by_name.contains_key(name),
+        }
+    }
+
+    /// A declared tool of this name.
+    pub fn tool(&self, name: &[u8]) -> Option<&Tool> {
+        self.tools.as_ref()?.by_name.get(name)
+    }
+
+    /// `CallContext.schema_of(name)`.
+    pub fn schema_of(&self, name: &[u8]) -> Option<&PyObject> {
+        self.tool(name).map(|t| &t.schema)
+    }
+
+    /// `CallContext.property_names_of(name)`, as code points (kept per tool).
+    pub fn property_names_of(&self, py: Python<'_>, name: &[u8]) -> PyResult<PropertyNames> {
+        if let Some(found) = self.property_names.borrow().get(name) {
+            return Ok(found.clone());
+        }
+        if self.tool(name).is_none() {
+            return Ok(None);
+        }
+        let names = self
+            .obj
+            .bind(py)
+            .call_method1(intern!(py, "property_names_of"), (py_of(py, name)?,))?;
+        let read = if names.is_none() {
+            None
+        } else {
+            let mut points = Vec::new();
+            for item in names.try_iter()? {
+                points.push(name_of(item?.downcast::<PyString>()?).code_points());
+            }
+            Some(Rc::new(points))
+        };
+        self.property_names
+            .borrow_mut()
+            .insert(name.to_vec(), read.clone());
+        Ok(read)
+    }
+
+    /// Append `event` to the events of the read in progress.
+    pub fn emit(&self, py: Python<'_>, event: PyObject) -> PyResult<()> {
+        match &self.out {
+            Some(out) => out.bind(py).append(event),
+            None => Err(PyValueError::new_err("an event outside a read")),
+        }
+    }
+
+    /// `CallContext.member_plan(name, key, root)` (kept per tool and key).
+    fn member_plan(
+        &mut self,
+        py: Python<'_>,
+        name: &[u8],
+        key: &[u8],
+        root: &PyObject,
+    ) -> PyResult<Plan<PyObject>> {
+        let at = (name.to_vec(), key.to_vec());
+        let plan = match self.plans.get(&at) {
+            Some(plan) => plan.clone(),
+            None => {
+                let plan = self.obj.bind(py).call_method1(
+                    intern!(py, "member_plan"),
+                    (py_of(py, name)?, py_of(py, key)?, root.bind(py)),
+                )?;
+                let (schema, mode, issues): (PyObject, i64, Bound<'_, PyAny>) = plan.extract()?;
+                let mode = Mode::from_number(mode).ok_or_else(|| {
+                    PyValueError::new_err(format!("no member mode numbered {mode}"))
+                })?;
+                let issues = issues
+                    .try_iter()?
+                    .map(|issue| issue.map(Bound::unbind))
+                    .collect::<PyResult<Vec<_>>>()?;
+                let schema = (!schema.is_none(py)).then_some(schema);
+                let plan = Rc::new((schema, mode, issues));
+                if self.plans.len() >= MAX_PLANS {
+                    self.plans.clear();
+                }
+                self.plans.insert(at, plan.clone());
+                plan
+            }
+        };
+        Ok(Plan {
+            schema: plan.0.as_ref().map(|s| s.clone_ref(py)),
+            mode: plan.1,
+            issues: plan.2.iter().map(|i| i.clone_ref(py)).collect(),
+        })
+    }
+}
+
+/// The names of a `Vec` of code points (sorted by the Python side).
+pub struct PointNames<'a>(pub &'a [Vec<u32>]);
+
+impl Names for PointNames<'_> {
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+    fn get(&self, i: usize) -> Name<'_> {
+        Name::U32(&self.0[i])
+    }
+}
+
+/// The visible text's tag context: only the tools are known there.
+pub struct TextContext<'a> {
+    pub tools: Option<PointNames<'a>>,
+}
+
+impl TagContext for TextContext<'_> {
+    fn key(&self) -> Option<Name<'_>> {
+        None
+    }
+    fn call_name(&self) -> Option<Name<'_>> {
+        None
+    }
+    fn tool_names(&self) -> Option<&dyn Names> {
+        self.tools.as_ref().map(|t| t as &dyn Names)
+    }
+    fn property_names(&self) -> Option<&dyn Names> {
+        None
+    }
+    fn given(&self, _name: Name<'_>) -> bool {
+        false
+    }
+}
+
+impl Ctx {
+    /// The visible text's tag context.
+    pub fn text_context(&self) -> TextContext<'_> {
+        TextContext {
+            tools: self.tools.as_ref().map(|t| PointNames(&t.names)),
+        }
+    }
+}
+
+/// How a member call reads a collected member's text (`Machine._python_literal`,
+/// `Machine._fragment`, or as it is).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Convert {
+    Text,
+    Literal,
+    Fragment,
+}
+
+/// The index and id of the call being read, once started.
+pub type Ids = Option<(PyObject, PyObject)>;
+
+/// The calls' [`Host`]: the native context, the call's ids, its converter.
+pub struct CallHost<'a, 'py> {
+    pub py: Python<'py>,
+    pub ctx: &'a mut Ctx,
+    pub ids: &'a mut Ids,
+    pub convert: Convert,
+}
+
+impl Host for CallHost<'_, '_> {
+    type Value = PyObject;
+    type Error = PyErr;
+
+    fn is_known(&mut self, name: &[u8]) -> PyResult<bool> {
+        Ok(self.ctx.is_known(name))
+    }
+
+    fn start(&mut self, name: &[u8]) -> PyResult<()> {
+        let py = self.py;
+        let name = py_of(py, name)?;
+        // (the Python context numbers the calls and makes their ids; its
+        // `out` is this read's list, so the ToolCallStart lands in order)
+        let started = self
+            .ctx
+            .obj
+            .bind(py)
+            .call_method1(intern!(py, "start"), (name,))?;
+        *self.ids = Some(started.extract()?);
+        Ok(())
+    }
+
+    fn delta(&mut self, piece: &[u8]) -> PyResult<()> {
+        let py = self.py;
+        let Some((index, id)) = self.ids.as_ref() else {
+            return Err(PyValueError::new_err("a delta of a call not started"));
+        };
+        let piece = py_of(py, piece)?;
+        let event = events::call_delta_event(py, index.bind(py), id.bind(py), piece.as_any())?;
+        self.ctx.emit(py, event)
+    }
+
+    fn member_plan(
+        &mut self,
+        name: &[u8],
+        key: &[u8],
+        root: &PyObject,
+    ) -> PyResult<Plan<PyObject>> {
+        self.ctx.member_plan(self.py, name, key, root)
+    }
+
+    fn convert(&mut self, text: &str, key: &[u8]) -> PyResult<Converted<PyObject>> {
+        let py = self.py;
+        let function = match self.convert {
+            Convert::Text => {
+                return Ok(Converted::Value(
+                    PyString::new(py, text).into_any().unbind(),
+                ))
+            }
+            Convert::Literal => converters(py)?.0.bind(py),
+            Convert::Fragment => converters(py)?.1.bind(py),
+        };
+        let kwargs = PyDict::new(py);
+        kwargs.set_item(intern!(py, "max_depth"), self.ctx.max_depth)?;
+        match function.call((text,), Some(&kwargs)) {
+            Ok(value) => Ok(Converted::Value(value.unbind())),
+            Err(err) if err.is_instance_of::<PyValueError>(py) => {
+                // f"argument {key!r} is not a literal: {exc}"
+                let mut problem = b"argument ".to_vec();
+                push_wide(&mut problem, &py_of(py, key)?.repr()?);
+                problem.extend_from_slice(b" is not a literal: ");
+                push_wide(&mut problem, &err.value(py).str()?);
+                Ok(Converted::Invalid(problem))
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    fn coerce_at(
+        &mut self,
+        value: PyObject,
+        schema: Option<&PyObject>,
+        root: Option<&PyObject>,
+        key: &[u8],
+    ) -> PyResult<Coerced<PyObject>> {
+        let py = self.py;
+        let refs = refs(py)?;
+        let path = refs.child_path.bind(py).call1(("$", py_of(py, key)?))?;
+        let coerced = refs
+            .coerce_at
+            .bind(py)
+            .call1((value, schema, root, path, 1))?;
+        let (value, issues): (PyObject, Bound<'_, PyAny>) = coerced.extract()?;
+        let issues = issues
+            .try_iter()?
+            .map(|issue| issue.map(Bound::unbind))
+            .collect::<PyResult<_>>()?;
+        Ok(Coerced { value, issues })
+    }
+
+    fn list(&mut self, values: Vec<PyObject>) -> PyResult<PyObject> {
+        Ok(PyList::new(self.py, values)?.into_any().unbind())
+    }
+
+    fn canonical_json(&mut self, value: &PyObject, out: &mut Vec<u8>) -> PyResult<()> {
+        let py = self.py;
+        let text = refs(py)?.canonical_json.bind(py).call1((value,))?;
+        push_wide(out, text.downcast::<PyString>()?);
+        Ok(())
+    }
+
+    fn coerce_json(&mut self, text: &str, out: &mut Vec<u8>) -> PyResult<()> {
+        let py = self.py;
+        let coerced = refs(py)?.coerce.bind(py).call1((text, py.None()))?;
+        let value = coerced.getattr(intern!(py, "value"))?.unbind();
+        self.canonical_json(&value, out)
+    }
+
+    fn key_error(&mut self, key: &[u8]) -> PyErr {
+        match py_of(self.py, key) {
+            Ok(key) => PyKeyError::new_err(key.unbind()),
+            Err(err) => err,
+        }
+    }
+
+    fn none(&mut self) -> PyObject {
+        self.py.None()
+    }
+
+    fn loads(&mut self, text: &[u8]) -> PyResult<PyObject> {
+        loads(self.py, text)
+    }
+
+    fn is_object(&mut self, value: &PyObject) -> bool {
+        value.bind(self.py).downcast::<PyDict>().is_ok()
+    }
+
+    fn sole_string_of(&mut self, root: Option<&PyObject>) -> PyResult<Option<PyObject>> {
+        sole_string_of(self.py, root.map(|root| root.bind(self.py)))
+    }
+}
+
+/// `json.loads(text)` (`text` generalized UTF-8).
+pub fn loads(py: Python<'_>, text: &[u8]) -> PyResult<PyObject> {
+    Ok(refs(py)?
+        .loads
+        .bind(py)
+        .call1((py_of(py, text)?,))?
+        .unbind())
+}
+
+/// `(parse_literal, fragment_value)`.
+fn converters(py: Python<'_>) -> PyResult<&(PyObject, PyObject)> {
+    static CONVERTERS: pyo3::sync::GILOnceCell<(PyObject, PyObject)> =
+        pyo3::sync::GILOnceCell::new();
+    CONVERTERS.get_or_try_init(py, || {
+        Ok((
+            py.import("toolparse.readers.pyliteral")?
+                .getattr("parse_literal")?
+                .unbind(),
+            py.import("toolparse.readers.xml_tree")?
+                .getattr("fragment_value")?
+                .unbind(),
+        ))
+    })
+}
+
+/// One call or error inside a block (`toolparse.engine.calls.Outcome`).
+pub struct Outcome {
+    /// Where its raw text ends (None: at the block's end).
+    pub end: Option<i64>,
+    /// The call's name (a Python `str`).
+    pub name: Option<PyObject>,
+    pub index: Option<PyObject>,
+    pub id: Option<PyObject>,
+    pub arguments: Option<PyObject>,
+    /// None: a call.
+    pub reason: Option<Reason>,
+    /// Generalized UTF-8.
+    pub message: Vec<u8>,
+    pub issues: Vec<PyObject>,
+    pub parsed: Option<PyObject>,
+    pub validation_error: Option<PyObject>,
+}
+
+impl Outcome {
+    /// An error with no call behind it.
+    pub fn error(
+        end: Option<i64>,
+        name: Option<PyObject>,
+        reason: Reason,
+        message: Vec<u8>,
+    ) -> Outcome {
+        Outcome {
+            end,
+            name,
+            index: None,
+            id: None,
+            arguments: None,
+            reason: Some(reason),
+            message,
+            issues: Vec::new(),
+            parsed: None,
+            validation_error: None,
+        }
+    }
+
+    /// `Outcome.to_event(raw, offset)`: a `ToolCall` or a `ToolCallError`.
+    pub fn to_event(
+        &self,
+        py: Python<'_>,
+        raw: &Bound<'_, PyString>,
+        offset: i64,
+    ) -> PyResult<PyObject> {
+        let opt = |o: &Option<PyObject>| -> PyObject {
+            o.as_ref().map_or_else(|| py.None(), |o| o.clone_ref(py))
+        };
+        match self.reason {
+            None => {
+                let issues = PyTuple::new(py, self.issues.iter().map(|i| i.clone_ref(py)))?;
+                events::tool_call(
+                    py,
+                    &[
+                        opt(&self.index).bind(py),
+                        opt(&self.id).bind(py),
+                        opt(&self.name).bind(py),
+                        opt(&self.arguments).bind(py),
+                        raw.as_any(),
+                        issues.as_any(),
+                        opt(&self.parsed).bind(py),
+                        opt(&self.validation_error).bind(py),
+                    ],
+                )
+            }
+            Some(reason) => {
+                let message = py_of(py, &self.message)?;
+                Ok(events::error_class(py)?
+                    .bind(py)
+                    .call1((
+                        reason.value(),
+                        message,
+                        raw,
+                        offset,
+                        opt(&self.name),
+                        opt(&self.index),
+                        opt(&self.id),
+                        opt(&self.arguments),
+                    ))?
+                    .unbind())
+            }
+        }
+    }
+}

@@ -1,0 +1,1166 @@
+//! The sans-IO engine, natively (`toolparse.engine.core.Engine`,
+//! transliterated): `feed(delta) -> events`, `close() -> events`.
+//!
+//! The engine alternates between the visible text and blocks of call markup:
+//! in the text, the [`TextScanner`] finds the grammar's openers; inside a
+//! block, a [`Machine`] runs the grammar's regions, and the engine keeps the
+//! block's raw text, which it slices among the block's calls and errors when
+//! the block ends. Only the engine cuts the input into events, so the events
+//! concatenate back to the input. Most deltas never reach a reader: after
+//! each read the engine arms one lane ([`crate::fast`]) that takes the deltas
+//! which cannot change anything a reader would decide.
+//!
+//! The full path reads code points (`u32`): held text and the delta are
+//! joined into one buffer, as the reference joins strings. Every name,
+//! state and step is the reference's, so that a difference found by the
+//! differential tests points at one function in each.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+
+use crate::ctx::{Ctx, Outcome};
+use crate::events;
+use crate::fast::Lane;
+use crate::lexicon::Name;
+use crate::lexicon::{Key, Lexicon, TagTerm as LTag, Terminal as LTerminal};
+use crate::machine::{points_str, Env, Machine};
+use crate::pylexicon::{name_of, new_str, PyLexicon};
+use crate::rt::{self, key_terminal, GrammarRt, OpenerRt, LOOKAHEAD_CHARS};
+use crate::scan::{Literals, StopSet};
+use crate::tables::Reason;
+use crate::text::{Found, Lexicons, ScanHit, Source, State, TextScanner};
+
+/// Characters gathered at most inside a call before they are read (`_GATHER`).
+pub const GATHER: i64 = 64;
+/// The same where nothing streams (`_GATHER_QUIET`).
+pub const GATHER_QUIET: i64 = 4096;
+/// The least of a large delta a block is given at a time (`_WINDOW`).
+const WINDOW: usize = 4096;
+/// Reasoning kept for a call in unclosed reasoning (`thought.WINDOW`).
+pub const THOUGHT_WINDOW: usize = 65_536;
+
+/// What becomes of calls found in reasoning that never closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReasoningCalls {
+    Report,
+    Salvage,
+    Ignore,
+}
+
+/// The engine's options (`Engine.__init__`'s).
+pub struct Options {
+    pub errors_as_text: bool,
+    pub max_call_chars: i64,
+    pub collapse: bool,
+    pub unknown_on_error: bool,
+    pub lanes: bool,
+    pub reasoning_calls: ReasoningCalls,
+}
+
+/// What the text lane needs of the scanner's lexicons: their stops and, where
+/// all their terminals are literal, the literals (`plain_openers`).
+pub struct TextLexicons {
+    pub stops: StopSet,
+    pub plain: Option<Literals>,
+}
+
+impl TextLexicons {
+    fn of(lexicon: Option<&Lexicon>) -> TextLexicons {
+        let mut stops = StopSet::new();
+        match lexicon.and_then(Lexicon::firsts) {
+            Some(firsts) if !firsts.is_empty() => {
+                for &c in firsts {
+                    stops.add(c);
+                }
+            }
+            // (`stops_of("")`: NONE, a NUL, which no printable text holds)
+            _ => stops.add(0),
+        }
+        let plain = lexicon
+            .filter(|l| l.literals_only())
+            .map(|l| Literals::new(l.literals().to_vec()));
+        TextLexicons { stops, plain }
+    }
+}
+
+/// The native engine's state (the reference's slots, same names).
+pub struct Engine {
+    pub grammar: Arc<GrammarRt>,
+    /// (`grammar="auto"`) the reasoning of the grammar decided, by its declaration.
+    reasoning_for: PyObject,
+    /// The reference scanner the native one was made from (kept for `switched`).
+    py_scanner: PyObject,
+    pub scanner: TextScanner,
+    /// What each declared tool's tag, spelled as a literal opener, stands for.
+    spelled: Spelled,
+    pub opener_prefixes: Arc<HashSet<Vec<u32>>>,
+    pub markup_prefixes: Arc<HashSet<Vec<u32>>>,
+    pub text_lexicons: TextLexicons,
+    pub code_lexicons: TextLexicons,
+    pub ctx: Ctx,
+    pub opts: Options,
+    pub answered: bool,
+    /// Input a reader could not decide on yet: read again with the next delta.
+    pub held: Vec<u32>,
+    /// A UTF-16 pair's first half, waiting for its second.
+    pub high_surrogate: Option<u32>,
+    /// The block being read (its block's identity), and the block readers kept.
+    pub machine: Option<usize>,
+    pub machines: HashMap<usize, Machine>,
+    /// The current block's raw text (from `raw_base` on).
+    pub raw: Vec<u32>,
+    pub raw_base: i64,
+    /// Stream position of the first character not yet in an event.
+    pub offset: i64,
+    pub closed: bool,
+    /// The exception the parser is latched with.
+    pub broken: Option<PyObject>,
+    refeed_until: i64,
+    cut_checked: bool,
+    reasoning_runs: bool,
+    /// The text of reasoning still open, where a call could be found in it.
+    pub thought: Option<Vec<u32>>,
+    /// The grammar's `call_ends`, and what ends gathering (`_gather_stops`).
+    pub call_ends: StopSet,
+    /// The name of the grammar, for `InternalParserError`.
+    pub engine_name: PyObject,
+    // -- the lanes (see crate::fast)
+    pub lane: Option<Lane>,
+    pub gathered: Vec<u32>,
+    pub closes_once: bool,
+    pub prefix: Vec<u32>,
+    pub string: Option<crate::fast::StringLane>,
+    pub kept: Vec<u32>,
+    pub first_characters: bool,
+}
+
+/// `text[a:b]` as Python slices it (negative bounds from the end, clamped).
+pub fn py_range(len: usize, a: i64, b: i64) -> (usize, usize) {
+    let n = len as i64;
+    let fix = |k: i64| -> usize {
+        let k = if k < 0 { (k + n).max(0) } else { k.min(n) };
+        k as usize
+    };
+    let (a, b) = (fix(a), fix(b));
+    (a, b.max(a))
+}
+
+/// A Python `str` of code points.
+pub fn pystr<'py>(py: Python<'py>, points: &[u32]) -> PyResult<Bound<'py, PyString>> {
+    new_str(py, Name::U32(points))
+}
+
+/// The code points of a Python `str`.
+pub fn points_of(text: &Bound<'_, PyString>) -> Vec<u32> {
+    name_of(text).code_points()
+}
+
+fn is_high(c: u32) -> bool {
+    (0xD800..=0xDBFF).contains(&c)
+}
+
+fn is_low(c: u32) -> bool {
+    (0xDC00..=0xDFFF).contains(&c)
+}
+
+/// `join_surrogate_pairs`: UTF-16 surrogate pairs joined into the characters
+/// they encode; lone surrogates kept.
+pub fn join_surrogate_pairs(text: &mut Vec<u32>) {
+    if !text.iter().any(|&c| (0xD800..=0xDFFF).contains(&c)) {
+        return;
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut k = 0;
+    while k < text.len() {
+        let c = text[k];
+        if is_high(c) && k + 1 < text.len() && is_low(text[k + 1]) {
+            out.push(0x10000 + ((c - 0xD800) << 10) + (text[k + 1] - 0xDC00));
+            k += 2;
+        } else {
+            out.push(c);
+            k += 1;
+        }
+    }
+    *text = out;
+}
+
+fn find_seq(text: &[u32], seq: &[u32], from: usize, to: usize) -> Option<usize> {
+    let to = to.min(text.len());
+    if seq.is_empty() || to < seq.len() {
+        return None;
+    }
+    (from..=to - seq.len()).find(|&k| &text[k..k + seq.len()] == seq)
+}
+
+/// The native scanner of the reference scanner `scanner`, as it stands, and
+/// the lexicons of the text lane.
+fn native_scanner(
+    scanner: &Bound<'_, PyAny>,
+) -> PyResult<(TextScanner, TextLexicons, TextLexicons)> {
+    let twin = |lexicon: &Bound<'_, PyAny>| -> PyResult<Lexicon> {
+        Ok(PyLexicon::new(lexicon.py(), &lexicon.getattr("terms")?)?
+            .core()
+            .clone())
+    };
+    let openers_obj = scanner.getattr("_openers")?;
+    let openers = twin(&openers_obj)?;
+    let code_obj = scanner.getattr("_code_openers")?;
+    let code = if code_obj.is_none() {
+        None
+    } else {
+        Some(twin(&code_obj)?)
+    };
+    let mut answer = Vec::new();
+    for lexicon in scanner.getattr("_answer_openers")?.try_iter()? {
+        let lexicon = lexicon?;
+        answer.push((twin(&lexicon)?, lexicon.is(&openers_obj)));
+    }
+    let inside = match scanner.getattr("_reasoning_lexicons") {
+        Ok(pair) => Some(twin(&pair.downcast::<PyTuple>()?.get_item(1)?)?),
+        Err(_) => None,
+    };
+    let state = State::from_number(scanner.getattr("_state")?.extract()?)
+        .ok_or_else(|| PyValueError::new_err("not a scanner's state"))?;
+    let fence: String = scanner.getattr("_fence")?.extract()?;
+    let points = |s: Bound<'_, PyAny>| -> PyResult<Option<Vec<u32>>> {
+        if s.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(points_of(s.downcast::<PyString>()?)))
+    };
+    let mut markup = Vec::new();
+    for m in scanner.getattr("_markup")?.try_iter()? {
+        markup.push(points_of(m?.downcast::<PyString>()?));
+    }
+    markup.sort();
+    let text_lexicons = TextLexicons::of(Some(&openers));
+    let code_lexicons = TextLexicons::of(code.as_ref());
+    let core = TextScanner {
+        lexicons: Lexicons {
+            openers,
+            code,
+            answer,
+            inside,
+        },
+        state,
+        fence: fence.chars().next().map(u32::from),
+        fence_len: scanner.getattr("_fence_len")?.extract()?,
+        r_open: points(scanner.getattr("_r_open")?)?,
+        r_close: points(scanner.getattr("_r_close")?)?,
+        markup,
+        answer: scanner.getattr("_answer")?.is_truthy()?,
+        prelude: scanner.getattr("_prelude")?.is_truthy()?,
+        absorb: scanner.getattr("_absorb")?.is_truthy()?,
+    };
+    Ok((core, text_lexicons, code_lexicons))
+}
+
+fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<HashSet<Vec<u32>>> {
+    let mut out = HashSet::new();
+    for item in set.try_iter()? {
+        out.insert(points_of(item?.downcast::<PyString>()?));
+    }
+    Ok(out)
+}
+
+/// What each declared tool's tag, spelled as a literal opener, stands for:
+/// (the literal, its tag term, the tool's name).
+type Spelled = Vec<(Vec<u32>, LTag, Vec<u32>)>;
+
+fn spelled_of(scanner: &Bound<'_, PyAny>) -> PyResult<Spelled> {
+    let mut out = Vec::new();
+    let spelled = scanner.getattr("spelled")?;
+    for item in spelled.call_method0("items")?.try_iter()? {
+        let item = item?;
+        let (literal, (term, name)): (
+            Bound<'_, PyString>,
+            (Bound<'_, PyAny>, Bound<'_, PyString>),
+        ) = item.extract()?;
+        let tag = match rt::lexicon_terminal(&crate::tables::Terminal::read(&term)?) {
+            Some(LTerminal::Tag(tag)) => tag,
+            _ => {
+                return Err(PyValueError::new_err(
+                    "a spelled tool tag that is no tag term",
+                ))
+            }
+        };
+        out.push((points_of(&literal), tag, points_of(&name)));
+    }
+    Ok(out)
+}
+
+impl Engine {
+    /// The native engine of a reference engine's parts (see
+    /// `Engine.__init__`: the compiled grammar, the context, the scanner
+    /// built for them).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        py: Python<'_>,
+        compiled: &Bound<'_, PyAny>,
+        ctx: &Bound<'_, PyAny>,
+        scanner: &Bound<'_, PyAny>,
+        reasoning_for: PyObject,
+        opts: Options,
+        thought: bool,
+    ) -> PyResult<Engine> {
+        let grammar = rt::grammar_of(compiled)?;
+        let (core, text_lexicons, code_lexicons) = native_scanner(scanner)?;
+        let answer_later = grammar.start.is_some() && core.answer;
+        let mut engine = Engine {
+            call_ends: gather_stops(&grammar.call_ends),
+            markup_prefixes: Arc::new(grammar.markup_prefixes.clone()),
+            grammar,
+            reasoning_for,
+            py_scanner: scanner.clone().unbind(),
+            scanner: core,
+            spelled: spelled_of(scanner)?,
+            opener_prefixes: Arc::new(prefixes_of(&scanner.getattr("opener_prefixes")?)?),
+            text_lexicons,
+            code_lexicons,
+            ctx: Ctx::new(ctx)?,
+            opts,
+            answered: false,
+            held: Vec::new(),
+            high_surrogate: None,
+            machine: None,
+            machines: HashMap::new(),
+            raw: Vec::new(),
+            raw_base: 0,
+            offset: 0,
+            closed: false,
+            broken: None,
+            refeed_until: 0,
+            cut_checked: false,
+            reasoning_runs: false,
+            thought: thought.then(Vec::new),
+            engine_name: py.None(),
+            lane: None,
+            gathered: Vec::new(),
+            closes_once: false,
+            prefix: Vec::new(),
+            string: None,
+            kept: Vec::new(),
+            first_characters: false,
+        };
+        engine.answered = engine.grammar.start.is_none();
+        if let Some(start) = engine.grammar.start.clone() {
+            if !answer_later {
+                // the whole output is one block
+                engine.begin(py, &start, true, Vec::new(), 0)?;
+            }
+        }
+        engine.lane = engine.next_lane(py)?;
+        Ok(engine)
+    }
+
+    /// The Python objects the engine holds (for the garbage collector).
+    pub fn objects(&self) -> Vec<&PyObject> {
+        let mut objects = vec![&self.ctx.obj, &self.py_scanner, &self.reasoning_for];
+        objects.extend(self.broken.iter());
+        if let Some(string) = &self.string {
+            objects.push(&string.index);
+            objects.push(&string.id);
+        }
+        objects
+    }
+
+    /// The grammar being read.
+    pub fn grammar_name(&self) -> &str {
+        &self.grammar.name
+    }
+
+    /// (`grammar="auto"`) the grammar a call decided, or None while none has.
+    pub fn decided(&self) -> Option<String> {
+        let Some(auto) = &self.grammar.auto else {
+            return Some(self.grammar.name.clone());
+        };
+        let machine = self.machine.and_then(|id| self.machines.get(&id))?;
+        if !machine.committed() {
+            return None;
+        }
+        auto.owners.get(&machine.block.id).cloned()
+    }
+
+    fn env_parts(&mut self) -> (&mut HashMap<usize, Machine>, &mut Ctx) {
+        (&mut self.machines, &mut self.ctx)
+    }
+
+    /// The machine reading the current block.
+    pub fn current(&mut self) -> Option<&mut Machine> {
+        let id = self.machine?;
+        self.machines.get_mut(&id)
+    }
+
+    pub fn current_ref(&self) -> Option<&Machine> {
+        let id = self.machine?;
+        self.machines.get(&id)
+    }
+
+    /// Run `f` on the current machine with the environment it reads in.
+    fn with_machine<R>(
+        &mut self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut Machine, &mut Env<'_, '_>) -> PyResult<R>,
+    ) -> PyResult<R> {
+        let id = self
+            .machine
+            .ok_or_else(|| PyValueError::new_err("no block is being read"))?;
+        let (machines, ctx) = self.env_parts();
+        let machine = machines
+            .get_mut(&id)
+            .ok_or_else(|| PyValueError::new_err("no block reader"))?;
+        let mut env = Env { py, ctx };
+        f(machine, &mut env)
+    }
+
+    // -- the full path -------------------------------------------------------------------
+
+    /// `_read`: read `delta` through the scanner or the block's readers; then
+    /// arm the lane for the next delta. `after_lane`: what the lane took and
+    /// gave no reader is read first, together with `delta`.
+    pub fn read<'py>(
+        &mut self,
+        py: Python<'py>,
+        mut delta: Vec<u32>,
+        after_lane: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        if after_lane {
+            self.lane = None;
+            self.closes_once = false;
+            if !self.kept.is_empty() {
+                let mut joined = std::mem::take(&mut self.kept);
+                joined.extend_from_slice(&delta);
+                delta = joined;
+            }
+            if !self.gathered.is_empty() {
+                let mut joined = std::mem::take(&mut self.gathered);
+                joined.extend_from_slice(&delta);
+                delta = joined;
+            }
+        }
+        if let Some(high) = self.high_surrogate.take() {
+            delta.insert(0, high);
+        }
+        join_surrogate_pairs(&mut delta);
+        if delta.last().is_some_and(|&c| is_high(c)) {
+            // a UTF-16 pair split across deltas: wait for the low half
+            self.high_surrogate = delta.pop();
+        }
+        let mut out = PyList::empty(py);
+        if !delta.is_empty() {
+            self.run(py, delta, &out, false)?;
+            if self.reasoning_runs {
+                out = self.joined_reasoning(py, &out)?;
+            }
+            if self.opts.collapse {
+                out = collapsed(py, &out)?;
+            }
+        }
+        self.lane = self.next_lane(py)?;
+        Ok(out)
+    }
+
+    /// `close`'s body (the boundary is the binding's).
+    pub fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.closed = true;
+        let mut out = PyList::empty(py);
+        if self.lane.is_some() {
+            // (what the lane took is read as the delta it was, then the end)
+            out = self.read(py, Vec::new(), true)?;
+            self.lane = None;
+        }
+        let high: Vec<u32> = self.high_surrogate.take().into_iter().collect();
+        self.run(py, high, &out, true)?;
+        self.end_of_stream(py, &out)?;
+        if self.thought.as_ref().is_some_and(|t| !t.is_empty()) && self.scanner.in_reasoning() {
+            self.calls_in_thought(py, &out)?;
+        }
+        if self.reasoning_runs {
+            out = self.joined_reasoning(py, &out)?;
+        }
+        if self.opts.collapse {
+            out = collapsed(py, &out)?;
+        }
+        Ok(out)
+    }
+
+    fn set_out(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<()> {
+        let same = self.ctx.out.as_ref().is_some_and(|o| o.is(out));
+        if !same {
+            self.ctx.obj.bind(py).setattr(intern!(py, "out"), out)?;
+            self.ctx.out = Some(out.clone().unbind());
+        }
+        Ok(())
+    }
+
+    /// `_run`: read `delta` (after the held text).
+    pub fn run(
+        &mut self,
+        py: Python<'_>,
+        delta: Vec<u32>,
+        out: &Bound<'_, PyList>,
+        last: bool,
+    ) -> PyResult<()> {
+        // (where calls announce themselves and stream their arguments)
+        self.set_out(py, out)?;
+        let mut text = if self.held.is_empty() {
+            delta
+        } else {
+            let mut text = std::mem::take(&mut self.held);
+            text.extend_from_slice(&delta);
+            text
+        };
+        let mut i = 0;
+        let mut n = text.len();
+        while i < n {
+            if self.machine.is_none() {
+                let in_reasoning = self.scanner.in_reasoning();
+                let (j, hit) = {
+                    let context = self.ctx.text_context();
+                    self.scanner.scan(&text[..], i, last, &context)
+                };
+                if j > i {
+                    let piece = pystr(py, &text[i..j])?;
+                    if in_reasoning {
+                        self.emit_reasoning(py, &text[i..j], &piece, &piece, out)?;
+                    } else {
+                        self.offset += (j - i) as i64;
+                        out.append(events::text_event(py, piece.as_any())?)?;
+                    }
+                }
+                let Some(hit) = hit else {
+                    if j < n {
+                        self.held = text[j..].to_vec();
+                    }
+                    return Ok(());
+                };
+                match hit.found {
+                    Found::ReasoningOpen | Found::ReasoningClose | Found::Markup => {
+                        let raw = pystr(py, &text[hit.start..hit.end])?;
+                        let empty = PyString::new(py, "");
+                        self.emit_reasoning(py, &[], &empty, &raw, out)?; // (markup: in a reasoning event)
+                        match hit.found {
+                            Found::ReasoningOpen => self.scanner.enter_reasoning(),
+                            Found::ReasoningClose => self.scanner.leave_reasoning(),
+                            _ => {}
+                        }
+                        if hit.found != Found::Markup {
+                            if let Some(thought) = &mut self.thought {
+                                thought.clear(); // (a thought begins or ends: forget it)
+                            }
+                        }
+                    }
+                    Found::Answer => {
+                        // a forced answer begins
+                        let start = self
+                            .grammar
+                            .start
+                            .clone()
+                            .ok_or_else(|| PyValueError::new_err("an answer with no start"))?;
+                        self.begin(py, &start, true, Vec::new(), 0)?;
+                    }
+                    Found::Terminal(source, key) => {
+                        match self.open(py, &text, hit, source, key, last)? {
+                            None => {
+                                // (auto: what follows a shared opener does not tell whose it is yet)
+                                self.held = text[hit.start..].to_vec();
+                                if let (Some(starts), Some(term)) =
+                                    (&self.grammar.start_openers, self.hit_terminal(source, key))
+                                {
+                                    if starts.contains(&term) {
+                                        self.scanner.answer_begins_again(); // (the opener counts where the answer begins)
+                                    }
+                                }
+                                return Ok(());
+                            }
+                            Some(next) => {
+                                i = next;
+                                continue;
+                            }
+                        }
+                    }
+                }
+                i = hit.end;
+                continue;
+            }
+            let finished = self.current_ref().is_some_and(|m| m.finished);
+            if finished {
+                // (an opener that is a whole call: <get_time/>)
+                let leftover = self.finish_block(py, out)?;
+                debug_assert!(leftover.is_empty());
+                continue;
+            }
+            let raw_len = self.raw.len() as i64;
+            let room = self.opts.max_call_chars + 1 - raw_len;
+            let span = (n - i) as i64;
+            let pos = self.raw_base + raw_len;
+            let limited;
+            let j;
+            if span <= WINDOW as i64 && span < room {
+                // (the usual delta: small, well inside the limit)
+                limited = false;
+                j = self.with_machine(py, |m, env| m.feed(env, &text, i, pos, last))?;
+            } else {
+                if room <= 0 {
+                    // the opener alone passed the limit
+                    self.overflow(py, out)?;
+                    continue;
+                }
+                let window = room.min((WINDOW as i64).max(raw_len));
+                limited = span > window;
+                if limited {
+                    // never past the size limit; a large delta a growing window at a time
+                    let end = i + window as usize;
+                    let part = text[i..end].to_vec();
+                    let read = self.with_machine(py, |m, env| m.feed(env, &part, 0, pos, last))?;
+                    let waiting = self.current_ref().is_some_and(|m| m.waiting);
+                    j = if waiting && window == room {
+                        // undecided where the size limit falls: the block is too large, and
+                        // what the window holds is passed over unread (an overflow follows)
+                        i + window as usize
+                    } else {
+                        i + read
+                    };
+                } else {
+                    j = self.with_machine(py, |m, env| m.feed(env, &text, i, pos, last))?;
+                }
+            }
+            if j > i {
+                self.raw.extend_from_slice(&text[i..j]);
+            }
+            i = j;
+            let (failed_at, finished) = self
+                .current_ref()
+                .map_or((-1, false), |m| (m.failed_at, m.finished));
+            if failed_at >= 0 && !finished && !self.cut_checked {
+                self.cut_broken_block(py, failed_at)?;
+            }
+            if self.current_ref().is_some_and(|m| m.finished) {
+                let leftover = self.finish_block(py, out)?;
+                if !leftover.is_empty() {
+                    // raw read past the block's end (a cut): read it again as output
+                    let (t, k) = rewound(text, i, leftover);
+                    text = t;
+                    i = k;
+                    n = text.len();
+                }
+                continue;
+            }
+            if self.raw.len() as i64 > self.opts.max_call_chars {
+                self.overflow(py, out)?;
+            } else if self.current_ref().is_some_and(|m| m.waiting) && !limited {
+                self.held = text[i..].to_vec(); // the machine waits for more text
+                return Ok(());
+            }
+            // (a machine waiting on a window: the next, larger window decides)
+        }
+        Ok(())
+    }
+
+    /// The terminal a scanner hit's key stands for.
+    fn hit_terminal(&self, source: Source, key: Key) -> Option<LTerminal> {
+        let lexicons = &self.scanner.lexicons;
+        let lexicon = match source {
+            Source::Openers => &lexicons.openers,
+            Source::Code => lexicons.code.as_ref()?,
+            Source::Answer(k) => &lexicons.answer.get(k)?.0,
+        };
+        key_terminal(lexicon, key)
+    }
+
+    /// `_open`: an opener; a block begins. Returns where reading goes on (the
+    /// opener's end, or its start when the block reads it again), or None to
+    /// wait for more text (`grammar="auto"`).
+    fn open(
+        &mut self,
+        py: Python<'_>,
+        text: &[u32],
+        hit: ScanHit,
+        source: Source,
+        key: Key,
+        last: bool,
+    ) -> PyResult<Option<usize>> {
+        self.cut_checked = false;
+        let mut term = self
+            .hit_terminal(source, key)
+            .ok_or_else(|| PyValueError::new_err("a hit of no lexicon"))?;
+        let mut name: Vec<u32> = text
+            .get(hit.name.0..hit.name.1)
+            .map(<[u32]>::to_vec)
+            .unwrap_or_default();
+        if let LTerminal::Literal(literal) = &term {
+            // a declared tool's tag, spelled out
+            if let Some((_, tag, tool)) = self.spelled.iter().find(|(l, _, _)| l == literal) {
+                name = tool.clone();
+                term = LTerminal::Tag(*tag);
+            }
+        }
+        let grammar = self.grammar.clone();
+        if let Some(auto) = &grammar.auto {
+            if let LTerminal::Literal(marker) = &term {
+                if let Some(member) = auto.decider(marker) {
+                    // (its reasoning markup: read again as its grammar)
+                    let member = member.to_owned();
+                    self.decide(py, &member)?;
+                    return Ok(Some(hit.start));
+                }
+            }
+        }
+        let spec: OpenerRt = match grammar.auto.as_ref().and_then(|a| a.claims_of(&term)) {
+            Some(claims) => match choose(claims, text, hit.end, last) {
+                None => return Ok(None),
+                Some(claim) => claim.opener.clone(),
+            },
+            None => grammar
+                .opener(&term)
+                .cloned()
+                .ok_or_else(|| PyValueError::new_err("an opener with no step"))?,
+        };
+        if spec.again {
+            // (bare JSON's "{": the block's reader reads it)
+            self.begin(py, &spec, false, name, 0)?;
+            return Ok(Some(hit.start));
+        }
+        self.raw.extend_from_slice(&text[hit.start..hit.end]);
+        self.begin(py, &spec, false, name, (hit.end - hit.start) as i64)?;
+        Ok(Some(hit.end))
+    }
+
+    /// `_begin`: a block begins after `opener`, read by the block reader of
+    /// its kind (one per kind, kept from block to block).
+    fn begin(
+        &mut self,
+        py: Python<'_>,
+        opener: &OpenerRt,
+        start: bool,
+        name: Vec<u32>,
+        at: i64,
+    ) -> PyResult<()> {
+        let id = opener.block.id;
+        self.machines
+            .entry(id)
+            .or_insert_with(|| Machine::new(opener.block.clone()));
+        self.machine = Some(id);
+        if start {
+            self.answered = true;
+        }
+        self.with_machine(py, |m, env| m.begin(env, opener, name, at))
+    }
+
+    // -- block endings --------------------------------------------------------------------
+
+    /// `_finish_block`: turn the finished block into events; return raw text
+    /// to read again.
+    fn finish_block(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<Vec<u32>> {
+        let raw = std::mem::take(&mut self.raw);
+        let base = self.raw_base;
+        let (end, outcomes, rejected, block_id) = {
+            let machine = self
+                .current()
+                .ok_or_else(|| PyValueError::new_err("no block to finish"))?;
+            let end = if machine.end >= 0 {
+                machine.end.max(base)
+            } else {
+                base + raw.len() as i64
+            };
+            (
+                end,
+                machine.take_outcomes(),
+                machine.rejected,
+                machine.block.id,
+            )
+        };
+        let (_, cut) = py_range(raw.len(), 0, end - base);
+        if rejected || outcomes.is_empty() {
+            // (a block that made nothing of its markup: text)
+            self.emit_text(py, &raw[..cut], out)?;
+        } else {
+            self.emit_outcomes(py, outcomes, &raw, base, end, out)?;
+            let owner = self
+                .grammar
+                .auto
+                .as_ref()
+                .and_then(|auto| auto.owners.get(&block_id).cloned());
+            if let Some(owner) = owner {
+                // (the model wrote this grammar's markup: it is the stream's)
+                self.decide(py, &owner)?;
+            }
+        }
+        self.machine = None;
+        self.raw_base = 0;
+        let newline = cut == 0 || raw[cut - 1] == u32::from(b'\n');
+        self.scanner.after_block(newline);
+        Ok(raw[cut..].to_vec())
+    }
+
+    /// `_decide`: (`grammar="auto"`) read the rest of the stream as `name`.
+    fn decide(&mut self, py: Python<'_>, name: &str) -> PyResult<()> {
+        let auto = self
+            .grammar
+            .auto
+            .as_ref()
+            .ok_or_else(|| PyValueError::new_err("decided without auto"))?;
+        let member = auto
+            .member(name)
+            .cloned()
+            .ok_or_else(|| PyValueError::new_err(format!("no member {name}")))?;
+        let declaration = auto.py.bind(py).getattr("declarations")?.get_item(name)?;
+        // (the reference scanner stands where the native one does, then switches)
+        let scanner = self.py_scanner.bind(py).clone();
+        let fence = match self.scanner.fence {
+            Some(f) => pystr(py, &[f])?,
+            None => PyString::new(py, ""),
+        };
+        scanner.setattr("_state", self.scanner.state as i64)?;
+        scanner.setattr("_fence", fence)?;
+        scanner.setattr("_fence_len", self.scanner.fence_len)?;
+        scanner.setattr("_prelude", self.scanner.prelude)?;
+        scanner.setattr("_absorb", self.scanner.absorb)?;
+        let reasoning = self.reasoning_for.bind(py).call1((declaration,))?;
+        let switched = scanner.call_method1("switched", (member.py.bind(py), reasoning))?;
+        let (core, text_lexicons, code_lexicons) = native_scanner(&switched)?;
+        self.scanner = core;
+        self.text_lexicons = text_lexicons;
+        self.code_lexicons = code_lexicons;
+        self.spelled = spelled_of(&switched)?;
+        self.opener_prefixes = Arc::new(prefixes_of(&switched.getattr("opener_prefixes")?)?);
+        self.markup_prefixes = Arc::new(member.markup_prefixes.clone());
+        self.py_scanner = switched.unbind();
+        self.call_ends = gather_stops(&member.call_ends);
+        self.grammar = member;
+        Ok(())
+    }
+
+    fn end_of_stream(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<()> {
+        if !self.answered && self.machine.is_none() {
+            // a forced answer that never began (or held no call)
+            let start = self
+                .grammar
+                .start
+                .clone()
+                .ok_or_else(|| PyValueError::new_err("no answer to begin"))?;
+            self.begin(py, &start, true, Vec::new(), 0)?;
+        }
+        while self.machine.is_some() {
+            let end = self.raw_base + self.raw.len() as i64;
+            self.set_out(py, out)?;
+            self.with_machine(py, |m, env| m.close(env, end))?;
+            if self.current_ref().is_some_and(Machine::unfinished_block) {
+                self.cut_broken_block(py, end)?;
+            }
+            let leftover = self.finish_block(py, out)?;
+            if !leftover.is_empty() {
+                self.run(py, leftover, out, true)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `_cut_broken_block`: a broken call ends at its block's first closer,
+    /// when one lies before the point where it broke; what follows the closer
+    /// is read again as ordinary output (only where the block starts outside
+    /// text already read again: no character is read more than twice).
+    fn cut_broken_block(&mut self, py: Python<'_>, before: i64) -> PyResult<()> {
+        self.cut_checked = true;
+        let start = self.offset;
+        let Some(machine) = self.current_ref() else {
+            return Ok(());
+        };
+        let Some(closer) = machine.closer().map(<[u32]>::to_vec) else {
+            return Ok(());
+        };
+        if self.raw_base != 0 || start < self.refeed_until || closer.is_empty() {
+            return Ok(());
+        }
+        let from = machine.last_end.max(1);
+        let (from, to) = py_range(self.raw.len(), from, before);
+        let Some(at) = find_seq(&self.raw, &closer, from, to) else {
+            return Ok(());
+        };
+        let end = (at + closer.len()) as i64;
+        self.with_machine(py, |m, env| m.cut(env, end))?;
+        self.refeed_until = start + self.raw.len() as i64;
+        Ok(())
+    }
+
+    fn emit_outcomes(
+        &mut self,
+        py: Python<'_>,
+        outcomes: Vec<Outcome>,
+        raw: &[u32],
+        base: i64,
+        end: i64,
+        out: &Bound<'_, PyList>,
+    ) -> PyResult<()> {
+        self.answered = true; // (a forced answer wrapped in markup: read)
+        let mut pos = base;
+        let last = outcomes.len().saturating_sub(1);
+        for (k, mut outcome) in outcomes.into_iter().enumerate() {
+            let stop = match outcome.end {
+                Some(e) if k != last => e,
+                _ => end,
+            };
+            let (a, b) = py_range(raw.len(), pos - base, stop - base);
+            let piece = &raw[a..b];
+            pos = stop;
+            if outcome.reason == Some(Reason::TooLarge) && outcome.index.is_none() {
+                if piece.is_empty() {
+                    continue; // the limit fell exactly at the block's end: nothing is left
+                }
+                if outcome.message.is_empty() {
+                    outcome.message = b"the rest of a call that passed max_call_chars".to_vec();
+                }
+            }
+            let raw_piece = pystr(py, piece)?;
+            let event = outcome.to_event(py, &raw_piece, self.offset)?;
+            self.offset += piece.len() as i64;
+            if self.opts.unknown_on_error && outcome.reason.is_some() && outcome.index.is_none() {
+                // (the AI SDK middleware's behaviour) a forced answer that is not a
+                // call becomes a call named "unknown" with {} arguments
+                self.set_out(py, out)?;
+                let started = self
+                    .ctx
+                    .obj
+                    .bind(py)
+                    .call_method1(intern!(py, "start"), ("unknown",))?;
+                let (index, call_id): (Bound<'_, PyAny>, Bound<'_, PyAny>) = started.extract()?;
+                out.append(events::call_delta_event(
+                    py,
+                    &index,
+                    &call_id,
+                    PyString::new(py, "{}").as_any(),
+                )?)?;
+                let empty = pyo3::types::PyDict::new(py);
+                let none = py.None().into_bound(py);
+                out.append(events::tool_call(
+                    py,
+                    &[
+                        &index,
+                        &call_id,
+                        PyString::new(py, "unknown").as_any(),
+                        empty.as_any(),
+                        raw_piece.as_any(),
+                        PyTuple::empty(py).as_any(),
+                        &none,
+                        &none,
+                    ],
+                )?)?;
+                continue;
+            }
+            out.append(event)?;
+            if self.opts.errors_as_text && outcome.reason.is_some() && !piece.is_empty() {
+                out.append(events::text_event(py, raw_piece.as_any())?)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `_overflow`: the block passed max_call_chars: flush what it holds as
+    /// events and keep only looking for its end.
+    fn overflow(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<()> {
+        let max = self.opts.max_call_chars;
+        let (mut current, mut outcomes) = self.with_machine(py, |m, env| {
+            let current = m.overflow(env)?;
+            Ok((current, m.take_outcomes()))
+        })?;
+        if current.reason == Some(Reason::TooLarge) {
+            current.message = format!(
+                "the call's markup passed max_call_chars={max}; the rest of it is passed over"
+            )
+            .into_bytes();
+        }
+        current.end = None;
+        outcomes.push(current);
+        let raw = std::mem::take(&mut self.raw);
+        let base = self.raw_base;
+        self.emit_outcomes(py, outcomes, &raw, base, base + raw.len() as i64, out)?;
+        self.raw_base = base + raw.len() as i64;
+        Ok(())
+    }
+
+    /// `_emit_reasoning`: reasoning (joined to the reasoning event just
+    /// before it in this feed when the read ends).
+    pub fn emit_reasoning(
+        &mut self,
+        py: Python<'_>,
+        text_points: &[u32],
+        text: &Bound<'_, PyString>,
+        raw: &Bound<'_, PyString>,
+        out: &Bound<'_, PyList>,
+    ) -> PyResult<()> {
+        self.offset += raw.len()? as i64;
+        if !text_points.is_empty() && self.thought.is_some() {
+            self.keep_thought(text_points);
+        }
+        let n = out.len();
+        if n > 0
+            && out
+                .get_item(n - 1)?
+                .get_type()
+                .is(&events::reasoning_class(py)?)
+        {
+            self.reasoning_runs = true;
+        }
+        out.append(events::reasoning_event(py, text, raw)?)
+    }
+
+    /// `_keep_thought`: keep reasoning text, its last window at least.
+    pub fn keep_thought(&mut self, text: &[u32]) {
+        let Some(thought) = &mut self.thought else {
+            return;
+        };
+        thought.extend_from_slice(text);
+        if thought.len() > 2 * THOUGHT_WINDOW {
+            let cut = thought.len() - THOUGHT_WINDOW;
+            thought.drain(..cut);
+        }
+    }
+
+    /// `_calls_in_thought`: the stream ended in reasoning: the calls its kept
+    /// text completes, read by a shadow engine (the reference's function).
+    fn calls_in_thought(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<()> {
+        let thought = std::mem::take(self.thought.get_or_insert_with(Vec::new));
+        let start = thought.len().saturating_sub(THOUGHT_WINDOW);
+        let text = pystr(py, &thought[start..])?;
+        let found = py
+            .import("toolparse.engine.core")?
+            .getattr("shadow_calls")?
+            .call1((
+                self.grammar.py.bind(py),
+                self.ctx.obj.bind(py),
+                self.opts.max_call_chars,
+                "native",
+                text,
+                self.opts.reasoning_calls == ReasoningCalls::Salvage,
+                self.offset,
+            ))?;
+        for event in found.try_iter()? {
+            out.append(event?)?;
+        }
+        Ok(())
+    }
+
+    /// `_joined_reasoning`: each run of adjacent reasoning events joined into one.
+    fn joined_reasoning<'py>(
+        &mut self,
+        py: Python<'py>,
+        events_in: &Bound<'py, PyList>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        self.reasoning_runs = false;
+        let reasoning = events::reasoning_class(py)?;
+        let joined = PyList::empty(py);
+        let mut run: Vec<Bound<'py, PyAny>> = Vec::new();
+        let flush = |run: &mut Vec<Bound<'py, PyAny>>| -> PyResult<()> {
+            if run.len() == 1 {
+                joined.append(&run[0])?;
+            } else if !run.is_empty() {
+                let empty = PyString::new(py, "");
+                let texts = run
+                    .iter()
+                    .map(|e| e.getattr("text"))
+                    .collect::<PyResult<Vec<_>>>()?;
+                let raws = run
+                    .iter()
+                    .map(|e| e.getattr("raw"))
+                    .collect::<PyResult<Vec<_>>>()?;
+                let text = empty.call_method1("join", (texts,))?;
+                let raw = empty.call_method1("join", (raws,))?;
+                joined.append(events::reasoning_event(py, &text, &raw)?)?;
+            }
+            run.clear();
+            Ok(())
+        };
+        for event in events_in.iter() {
+            if event.get_type().is(&reasoning) {
+                run.push(event);
+                continue;
+            }
+            flush(&mut run)?;
+            joined.append(event)?;
+        }
+        flush(&mut run)?;
+        Ok(joined)
+    }
+
+    pub fn emit_text(
+        &mut self,
+        py: Python<'_>,
+        text: &[u32],
+        out: &Bound<'_, PyList>,
+    ) -> PyResult<()> {
+        self.offset += text.len() as i64;
+        out.append(events::text_event(py, pystr(py, text)?.as_any())?)
+    }
+}
+
+/// `_rewound`: read `again` (raw text already taken into a block) before
+/// `text[i..]`: only the position moves when it is the text just before `i`.
+fn rewound(text: Vec<u32>, i: usize, again: Vec<u32>) -> (Vec<u32>, usize) {
+    if again.len() <= i && text[i - again.len()..i] == again[..] {
+        return (text, i - again.len());
+    }
+    let mut joined = again;
+    joined.extend_from_slice(&text[i..]);
+    (joined, 0)
+}
+
+/// `AutoTables.choose`: the claim that takes the shared opener ending at
+/// `text[at]`; None: the text after it does not tell yet.
+fn choose<'a>(
+    claims: &'a [rt::ClaimRt],
+    text: &[u32],
+    at: usize,
+    last: bool,
+) -> Option<&'a rt::ClaimRt> {
+    let mut fallback = None;
+    let decided = last || text.len() - at.min(text.len()) >= LOOKAHEAD_CHARS;
+    let end = (at + LOOKAHEAD_CHARS).min(text.len());
+    let window: String = text[at.min(end)..end]
+        .iter()
+        .map(|&c| char::from_u32(c).unwrap_or('\u{FFFD}'))
+        .collect();
+    for claim in claims {
+        if !claim.has_pattern || claim.takes_rest {
+            fallback = fallback.or(Some(claim));
+        }
+        if claim.pattern.as_ref().is_some_and(|p| p.is_match(&window)) {
+            return Some(claim);
+        }
+    }
+    if !decided {
+        return None;
+    }
+    fallback
+}
+
+/// The characters of `call_ends` (`_gather_stops`' class).
+fn gather_stops(call_ends: &[u32]) -> StopSet {
+    let mut stops = StopSet::new();
+    for &c in call_ends {
+        stops.add(c);
+    }
+    stops
+}
+
+/// `_collapsed`: only the final ToolCall (and errors) of a forced answer.
+fn collapsed<'py>(py: Python<'py>, events_in: &Bound<'py, PyList>) -> PyResult<Bound<'py, PyList>> {
+    let (start, delta) = events::call_classes(py)?;
+    let kept = PyList::empty(py);
+    for event in events_in.iter() {
+        if event.is_instance(start.bind(py))? || event.is_instance(delta.bind(py))? {
+            continue;
+        }
+        kept.append(event)?;
+    }
+    Ok(kept)
+}
+
+/// (for the binding) the points of `text` held as a name.
+pub fn held_str<'py>(py: Python<'py>, points: &[u32]) -> PyResult<PyObject> {
+    points_str(py, points)
+}

@@ -1,0 +1,909 @@
+//! Lanes: the engine's short paths (`toolparse.engine.lanes`, and the lane
+//! methods of `toolparse.engine.core.Engine`), natively.
+//!
+//! After every read, whatever is reading at that moment says what the next
+//! delta would have to hold to matter, and the engine arms one [`Lane`]: a
+//! delta with none of the lane's stops goes to its sink, which takes it while
+//! the lane has room for it, and no reader runs. Any other delta is offered to
+//! the lane's second look (an escape cut in two inside a string, a delta that
+//! only lengthens a held terminal), and otherwise the lane is left: what it
+//! gathered is given back in front of the delta, and the full path reads
+//! both. A lane changes when events come out, never which; and which lane is
+//! armed, and what it takes, is the reference's exactly (the engines are
+//! compared feed by feed).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString};
+
+use crate::engine::{points_of, pystr, Engine, GATHER, GATHER_QUIET};
+use crate::events;
+use crate::lexicon::{Lexicon, Unit};
+use crate::machine::{Machine, View};
+use crate::rt::Kind;
+use crate::scan::{look, Breaker, Found, JsonText, Look, StopSet, Unprintable, MAX_KEPT};
+use crate::tables::CharClass;
+use crate::tags::is_python_space;
+use crate::text::State;
+use crate::wide;
+
+/// Which lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneKind {
+    /// Plain text.
+    Text,
+    /// A line's first character decides whether the text lane may take it.
+    LineStart,
+    /// Reasoning with nothing that may begin its closer.
+    Reasoning,
+    /// Inside a call: deltas that cannot end it or begin a string.
+    Gather,
+    /// Deltas that only lengthen a held terminal.
+    Prefix,
+    /// A string argument that streams.
+    String,
+}
+
+impl LaneKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            LaneKind::Text => "text",
+            LaneKind::LineStart => "line start",
+            LaneKind::Reasoning => "reasoning",
+            LaneKind::Gather => "gather",
+            LaneKind::Prefix => "prefix",
+            LaneKind::String => "string",
+        }
+    }
+}
+
+/// A gather lane's stops, as the reference's patterns give them.
+#[derive(Clone, Debug)]
+pub enum Pattern {
+    /// `_gather_stops`' first: a character of `call_ends`, or `:` or `[`
+    /// followed by whitespace and a quote (a string value begins).
+    Announced,
+    /// `_gather_stops`' second: a character of `call_ends`, or a quote.
+    NameEnds,
+    /// A Python literal's quote (`quiet_until`).
+    Quote(u32),
+    /// A name's breakers (`CName.pattern`).
+    Breakers(CharClass),
+}
+
+/// One short path: see the module docs.
+#[derive(Clone, Debug)]
+pub struct Lane {
+    pub kind: LaneKind,
+    /// The stop characters (`every`: each delta stops).
+    pub stops: StopSet,
+    pub pattern: Option<Pattern>,
+    /// How many more characters the sink may take.
+    pub room: i64,
+    pub unprintable: Unprintable,
+    /// (text and prefix lanes) what held text may be and stay held.
+    pub prefixes: Option<Arc<HashSet<Vec<u32>>>>,
+    /// (text lane) in the code openers' state (quote, code), not the openers'.
+    pub code: bool,
+}
+
+const UNBOUNDED: i64 = i64::MAX;
+
+impl Lane {
+    fn new(kind: LaneKind, stops: StopSet, room: i64) -> Lane {
+        let unprintable = match kind {
+            LaneKind::Text => Unprintable::NewlinesAndSurrogates,
+            LaneKind::Gather => Unprintable::Nothing,
+            LaneKind::String => Unprintable::Any,
+            _ => Unprintable::Surrogates,
+        };
+        Lane {
+            kind,
+            stops,
+            pattern: None,
+            room,
+            unprintable,
+            prefixes: None,
+            code: false,
+        }
+    }
+
+    fn every(kind: LaneKind) -> Lane {
+        let mut stops = StopSet::new();
+        stops.every = true;
+        Lane::new(kind, stops, 0)
+    }
+
+    fn pattern(pattern: Pattern, room: i64) -> Lane {
+        let mut stops = StopSet::new();
+        stops.add(0); // (NONE: a stop that stands for no character)
+        let mut lane = Lane::new(LaneKind::Gather, stops, room);
+        lane.pattern = Some(pattern);
+        lane
+    }
+}
+
+/// The string that streams (`Engine._string` and its fields).
+#[derive(Debug)]
+pub struct StringLane {
+    /// Which string: (its call's serial, its value's serial; 0 for JSON).
+    pub serial: (u64, u64),
+    pub index: PyObject,
+    pub id: PyObject,
+    /// A value (not a JSON string).
+    pub value: bool,
+}
+
+/// `str.isprintable()` of the code points `units` (CPython's own test).
+fn all_printable<T: Unit>(units: &[T]) -> bool {
+    units.iter().all(|&u| {
+        let c: u32 = u.into();
+        (0x20..0x7F).contains(&c) || (c > 0x7F && crate::lane::is_printable(c))
+    })
+}
+
+fn is_surrogate(c: u32) -> bool {
+    (0xD800..=0xDFFF).contains(&c)
+}
+
+/// Whether a gather pattern is found in `units` (`more.search(delta)`).
+fn pattern_found<T: Unit>(units: &[T], pattern: &Pattern, call_ends: &StopSet) -> bool {
+    match pattern {
+        Pattern::Announced => announced_at(units, 0, call_ends).is_some(),
+        Pattern::NameEnds => units.iter().any(|&u| {
+            let c: u32 = u.into();
+            c == u32::from(b'"') || call_ends.contains(c)
+        }),
+        Pattern::Quote(q) => units.iter().any(|&u| u.into() == *q),
+        Pattern::Breakers(class) => units.iter().any(|&u| class.has(u.into())),
+    }
+}
+
+/// The first match of `[{ends}:\[](?:(?<=[{ends}])|\s*")` from `from`:
+/// (start, end).
+fn announced_at<T: Unit>(units: &[T], from: usize, call_ends: &StopSet) -> Option<(usize, usize)> {
+    let n = units.len();
+    let mut k = from;
+    while k < n {
+        let c: u32 = units[k].into();
+        if call_ends.contains(c) {
+            return Some((k, k + 1));
+        }
+        if c == u32::from(b':') || c == u32::from(b'[') {
+            let mut j = k + 1;
+            while j < n && is_python_space(units[j].into()) {
+                j += 1;
+            }
+            if j < n && units[j].into() == u32::from(b'"') {
+                return Some((k, j + 1));
+            }
+        }
+        k += 1;
+    }
+    None
+}
+
+/// `only_closes(text, start, stops, closers)` with the announced stops.
+fn only_closes(text: &[u32], start: usize, call_ends: &StopSet, closers: &[Vec<u32>]) -> bool {
+    let Some((s, e)) = announced_at(text, start, call_ends) else {
+        return false;
+    };
+    if e - s != 1 || text[s] != u32::from(b'>') || announced_at(text, e, call_ends).is_some() {
+        return false;
+    }
+    let Some(lt) = text.iter().position(|&c| c == u32::from(b'<')) else {
+        return false;
+    };
+    lt <= e && closers.iter().any(|c| c[..] == text[lt..e])
+}
+
+impl Machine {
+    /// `Machine.only_closes_value` (with the announced stops).
+    pub fn only_closes_value(&self, text: &[u32], start: usize, call_ends: &StopSet) -> bool {
+        let Kind::Value {
+            closers,
+            closed_by_key,
+            ..
+        } = &self.region().kind
+        else {
+            return false;
+        };
+        let mut all = closers.clone();
+        if *closed_by_key {
+            if let Some(key) = &self.key {
+                let mut tag = vec![u32::from(b'<'), u32::from(b'/')];
+                tag.extend_from_slice(key);
+                tag.push(u32::from(b'>'));
+                all.push(tag);
+            }
+        }
+        !all.is_empty() && only_closes(text, start, call_ends, &all)
+    }
+}
+
+/// What a delta became.
+pub enum Taken<'py> {
+    Events(Bound<'py, PyList>),
+    /// Read it through the full path (`after_lane`).
+    Read(bool),
+}
+
+fn one<'py>(py: Python<'py>, event: PyObject) -> PyResult<Bound<'py, PyList>> {
+    PyList::new(py, [event])
+}
+
+impl Engine {
+    /// `Engine.feed` past the caller's checks: the lane, then the full path.
+    pub fn feed<'py>(
+        &mut self,
+        py: Python<'py>,
+        delta: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        match self.through_lane(py, delta)? {
+            Taken::Events(events) => Ok(events),
+            Taken::Read(after_lane) => self.read(py, points_of(delta), after_lane),
+        }
+    }
+
+    /// Whether the armed lane takes `delta` as it stands (its stops, its
+    /// unprintable rule, its pattern).
+    fn takes(&self, lane: &Lane, delta: &Bound<'_, PyString>) -> bool {
+        let call_ends = &self.call_ends;
+        // (safe: a str, with the GIL held)
+        unsafe {
+            crate::with_units!(delta.as_ptr(), units => {
+                match look(units, &lane.stops, lane.unprintable) {
+                    Look::Stops => false,
+                    Look::AskPython if !all_printable(units) => false,
+                    _ => lane
+                        .pattern
+                        .as_ref()
+                        .is_none_or(|p| !pattern_found(units, p, call_ends)),
+                }
+            })
+        }
+    }
+
+    fn through_lane<'py>(
+        &mut self,
+        py: Python<'py>,
+        delta: &Bound<'py, PyString>,
+    ) -> PyResult<Taken<'py>> {
+        let Some(lane) = self.lane.as_ref() else {
+            return Ok(Taken::Read(false));
+        };
+        let kind = lane.kind;
+        let n = delta.len()? as i64;
+        if self.takes(lane, delta) {
+            if kind == LaneKind::Text {
+                self.offset += n;
+                return Ok(Taken::Events(one(
+                    py,
+                    events::text_event(py, delta.as_any())?,
+                )?));
+            }
+            if n > lane.room {
+                return Ok(Taken::Read(true));
+            }
+            if let Some(lane) = self.lane.as_mut() {
+                lane.room -= n;
+            }
+            match kind {
+                LaneKind::Gather => {
+                    // read later, with the delta that decides
+                    self.gathered.extend(points_of(delta));
+                    return Ok(Taken::Events(PyList::empty(py)));
+                }
+                LaneKind::Reasoning => return self.take_reasoning(py, delta).map(Taken::Events),
+                LaneKind::String => {
+                    let value = self.string.as_ref().is_some_and(|s| s.value);
+                    return if value {
+                        self.take_string(py, delta).map(Taken::Events)
+                    } else {
+                        // a JSON string's text: its own JSON
+                        let points = points_of(delta);
+                        self.streamed(py, &points, &points, delta)
+                            .map(Taken::Events)
+                    };
+                }
+                _ => {}
+            }
+        }
+        let taken = match kind {
+            LaneKind::Text => self.still_plain(py, delta)?,
+            LaneKind::LineStart => self.at_line_start(py, delta)?,
+            LaneKind::Gather => self.closes_value(py, delta)?,
+            LaneKind::Prefix => self.lengthens_prefix(py, delta)?,
+            LaneKind::String => self.string_piece(py, delta)?,
+            LaneKind::Reasoning => None,
+        };
+        Ok(match taken {
+            Some(events) => Taken::Events(events),
+            None => Taken::Read(true),
+        })
+    }
+
+    // -- arming ------------------------------------------------------------------------
+
+    /// `_next_lane`: the lane for the next delta, as what is reading now says
+    /// (None: read it).
+    pub fn next_lane(&mut self, py: Python<'_>) -> PyResult<Option<Lane>> {
+        if !self.opts.lanes || self.high_surrogate.is_some() {
+            return Ok(None);
+        }
+        let first_characters = std::mem::take(&mut self.first_characters);
+        if self.machine.is_none() {
+            let scanner = &self.scanner;
+            if !self.held.is_empty() {
+                if scanner.in_reasoning() || !self.opener_prefixes.contains(&self.held) {
+                    return Ok(None);
+                }
+                self.prefix = self.held.clone();
+                return Ok(Some(self.prefix_lane(self.opener_prefixes.clone())));
+            }
+            if scanner.in_reasoning() {
+                return Ok(self
+                    .reasoning_stops()
+                    .map(|stops| Lane::new(LaneKind::Reasoning, stops, UNBOUNDED)));
+            }
+            if let Some(lane) = self.text_lane() {
+                return Ok(Some(lane));
+            }
+            return Ok(scanner
+                .at_line_start()
+                .then(|| Lane::every(LaneKind::LineStart)));
+        }
+        let id = self.machine.unwrap_or_default();
+        let Some(machine) = self.machines.get(&id) else {
+            return Ok(None);
+        };
+        // (with collapse, no string lane: it emits deltas itself)
+        if !self.opts.collapse && self.held.is_empty() && !first_characters {
+            if let Some(string) = machine.open_string(py) {
+                return Ok(Some(self.open_string(string)));
+            }
+        }
+        if machine.in_committed_call() {
+            if let Some(quote) = machine.quiet_until() {
+                // (nothing streams before it: gather more)
+                return Ok(Some(Lane::pattern(Pattern::Quote(quote), GATHER_QUIET)));
+            }
+            if machine.string_starts() {
+                // (its first characters: read with their delta)
+                self.first_characters = true;
+                return Ok(None);
+            }
+            if machine.announced() {
+                self.closes_once = machine.in_value();
+                return Ok(Some(Lane::pattern(Pattern::Announced, GATHER)));
+            }
+            return Ok(Some(Lane::pattern(Pattern::NameEnds, GATHER)));
+        }
+        if !self.held.is_empty() {
+            if !self.markup_prefixes.contains(&self.held) {
+                return Ok(None);
+            }
+            self.prefix = self.held.clone();
+            return Ok(Some(self.prefix_lane(self.markup_prefixes.clone())));
+        }
+        if let Some((breakers, room)) = machine.name_room_pattern() {
+            // (a name: nothing comes of it yet)
+            return Ok(Some(Lane::pattern(
+                Pattern::Breakers(breakers),
+                room as i64,
+            )));
+        }
+        Ok(None)
+    }
+
+    fn prefix_lane(&self, prefixes: Arc<HashSet<Vec<u32>>>) -> Lane {
+        let mut lane = Lane::every(LaneKind::Prefix);
+        lane.prefixes = Some(prefixes);
+        lane
+    }
+
+    /// `scanner.reasoning_stops`.
+    fn reasoning_stops(&self) -> Option<StopSet> {
+        let s = &self.scanner;
+        if s.state != State::Reasoning || s.absorb {
+            return None;
+        }
+        let close = s.r_close.as_ref()?;
+        let mut stops = StopSet::new();
+        match close.first() {
+            Some(&c) => stops.add(c),
+            None => stops.add(0),
+        }
+        Some(stops)
+    }
+
+    /// `_arm_text(scanner.text_stops)`, or None where the scanner has no
+    /// text stops in its state.
+    fn text_lane(&self) -> Option<Lane> {
+        let s = &self.scanner;
+        if s.prelude {
+            return None;
+        }
+        let (lexicons, code) = match s.state {
+            State::Text => (&self.text_lexicons, false),
+            State::Quote | State::Code => (&self.code_lexicons, true),
+            _ => return None,
+        };
+        let mut lane = Lane::new(LaneKind::Text, lexicons.stops.clone(), UNBOUNDED);
+        lane.prefixes = Some(self.opener_prefixes.clone());
+        lane.code = code;
+        Some(lane)
+    }
+
+    /// `_open_string`: arm the string lane for `string`.
+    fn open_string(&mut self, string: StringLane) -> Lane {
+        let same = self
+            .string
+            .as_ref()
+            .is_some_and(|s| s.serial == string.serial);
+        if !same {
+            self.string = Some(string);
+        }
+        let value = self.string.as_ref().is_some_and(|s| s.value);
+        let mut stops = StopSet::new();
+        if value {
+            stops.add(u32::from(b'<'));
+            stops.add(u32::from(b'&'));
+        } else {
+            stops.add(u32::from(b'"'));
+            stops.add(u32::from(b'\\'));
+        }
+        Lane::new(
+            LaneKind::String,
+            stops,
+            self.opts.max_call_chars - self.raw.len() as i64,
+        )
+    }
+
+    // -- the sinks and second looks ----------------------------------------------------
+
+    /// `_at_line_start`: a line whose first character no fence or quote
+    /// begins with is ordinary text: the text lane takes it from there.
+    fn at_line_start<'py>(
+        &mut self,
+        py: Python<'py>,
+        delta: &Bound<'py, PyString>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let first = points_of(delta).first().copied();
+        if !self.scanner.starts_ordinary_line(first) {
+            return Ok(None);
+        }
+        self.lane = self.text_lane();
+        self.feed(py, delta).map(Some)
+    }
+
+    /// The literals of the text lane's openers (`Lane.openers`).
+    fn plain_openers(&self, code: bool) -> Option<&crate::scan::Literals> {
+        if code {
+            self.code_lexicons.plain.as_ref()
+        } else {
+            self.text_lexicons.plain.as_ref()
+        }
+    }
+
+    /// `_still_plain`: a delta that holds a stop, but where no opener begins,
+    /// is plain text as it stands too; where one begins cut by its end, the
+    /// text before it is text and the cut part is held.
+    fn still_plain<'py>(
+        &mut self,
+        py: Python<'py>,
+        delta: &Bound<'py, PyString>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let Some(lane) = self.lane.as_ref() else {
+            return Ok(None);
+        };
+        let points = points_of(delta);
+        let Some(end) = plain_up_to(&points, self.plain_openers(lane.code)) else {
+            return Ok(None);
+        };
+        let mut taken = &points[..];
+        if end < points.len() {
+            // (an opener cut by the delta's end: held, as the scanner holds it)
+            let held = points[end..].to_vec();
+            let Some(prefixes) = lane.prefixes.clone() else {
+                return Ok(None);
+            };
+            if !prefixes.contains(&held) {
+                return Ok(None);
+            }
+            self.held = held.clone();
+            self.prefix = held;
+            self.lane = Some(self.prefix_lane(prefixes));
+            if end == 0 {
+                return Ok(Some(PyList::empty(py)));
+            }
+            taken = &points[..end];
+        }
+        self.offset += taken.len() as i64;
+        let text = if taken.len() == points.len() {
+            delta.clone()
+        } else {
+            pystr(py, taken)?
+        };
+        Ok(Some(one(py, events::text_event(py, text.as_any())?)?))
+    }
+
+    /// `_to_reasoning`: reasoning with nothing that may begin its closer.
+    fn take_reasoning<'py>(
+        &mut self,
+        py: Python<'py>,
+        delta: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        self.offset += delta.len()? as i64;
+        if self.thought.is_some() {
+            self.keep_thought(&points_of(delta));
+        }
+        one(py, events::reasoning_event(py, delta, delta)?)
+    }
+
+    /// `_closes_value`: (gather lane, in a value) a delta that only completes
+    /// one of the value's closing tags is gathered too, once.
+    fn closes_value<'py>(
+        &mut self,
+        py: Python<'py>,
+        delta: &Bound<'py, PyString>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let n = delta.len()? as i64;
+        let room = self.lane.as_ref().map_or(0, |l| l.room);
+        if !self.closes_once || self.machine.is_none() || n > room {
+            return Ok(None);
+        }
+        self.closes_once = false;
+        let mut text = self.held.clone();
+        text.extend_from_slice(&self.gathered);
+        let start = text.len();
+        let points = points_of(delta);
+        text.extend_from_slice(&points);
+        let Some(machine) = self.current_ref() else {
+            return Ok(None);
+        };
+        if !machine.only_closes_value(&text, start, &self.call_ends) {
+            return Ok(None);
+        }
+        if let Some(lane) = self.lane.as_mut() {
+            lane.room -= n;
+        }
+        self.gathered.extend(points);
+        Ok(Some(PyList::empty(py)))
+    }
+
+    /// `_lengthens_prefix`: held text that may be a terminal: a delta that
+    /// only lengthens it is gathered.
+    fn lengthens_prefix<'py>(
+        &mut self,
+        py: Python<'py>,
+        delta: &Bound<'py, PyString>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let points = points_of(delta);
+        let mut prefix = self.prefix.clone();
+        prefix.extend_from_slice(&points);
+        let held = self
+            .lane
+            .as_ref()
+            .and_then(|l| l.prefixes.as_ref())
+            .is_some_and(|p| p.contains(&prefix));
+        if !held {
+            return if self.machine.is_some() {
+                Ok(None)
+            } else {
+                self.text_after_prefix(py, prefix)
+            };
+        }
+        self.prefix = prefix;
+        self.gathered.extend(points);
+        Ok(Some(PyList::empty(py)))
+    }
+
+    /// `_text_after_prefix`: the held text and the delta after it begin no
+    /// opener after all: text, and the text lane armed again; or they only
+    /// begin one cut by their end: text before it, the cut part held.
+    fn text_after_prefix<'py>(
+        &mut self,
+        py: Python<'py>,
+        text: Vec<u32>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let Some(lane) = self.text_lane() else {
+            return Ok(None);
+        };
+        let Some(end) = plain_up_to(&text, self.plain_openers(lane.code)) else {
+            return Ok(None);
+        };
+        let held = text[end..].to_vec();
+        if !held.is_empty() && !self.opener_prefixes.contains(&held) {
+            return Ok(None);
+        }
+        self.held = held.clone();
+        self.prefix = held.clone();
+        self.gathered.clear();
+        self.lane = Some(if held.is_empty() {
+            lane
+        } else {
+            self.prefix_lane(self.opener_prefixes.clone())
+        });
+        if end == 0 {
+            return Ok(Some(PyList::empty(py)));
+        }
+        self.offset += end as i64;
+        let piece = if held.is_empty() {
+            &text[..]
+        } else {
+            &text[..end]
+        };
+        Ok(Some(one(
+            py,
+            events::text_event(py, pystr(py, piece)?.as_any())?,
+        )?))
+    }
+
+    /// The machine's call's argument text, appended to (the string lane's).
+    fn append_args(&mut self, piece: &[u8]) {
+        if let Some(machine) = self.current() {
+            machine.append_args(piece);
+        }
+    }
+
+    /// A string argument's piece streamed: `taken` (the text as written)
+    /// into the raw text, `piece` (its JSON) into the arguments, and the
+    /// `ToolCallDelta` of the JSON.
+    fn streamed<'py>(
+        &mut self,
+        py: Python<'py>,
+        taken: &[u32],
+        piece: &[u32],
+        piece_str: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        self.raw.extend_from_slice(taken);
+        let mut bytes = Vec::with_capacity(piece.len());
+        wide::push_units(&mut bytes, piece);
+        self.append_args(&bytes);
+        let Some(string) = self.string.as_ref() else {
+            return Ok(PyList::empty(py));
+        };
+        one(
+            py,
+            events::call_delta_event(
+                py,
+                string.index.bind(py),
+                string.id.bind(py),
+                piece_str.as_any(),
+            )?,
+        )
+    }
+
+    /// `_to_string`: (a value) plain text inside a value that streams as a
+    /// string: its JSON into the arguments.
+    fn take_string<'py>(
+        &mut self,
+        py: Python<'py>,
+        delta: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let points = points_of(delta);
+        if points
+            .iter()
+            .any(|&c| c == u32::from(b'"') || c == u32::from(b'\\'))
+        {
+            let encoded = json_body(&points);
+            let piece = pystr(py, &encoded)?;
+            return self.streamed(py, &points, &encoded, &piece);
+        }
+        self.streamed(py, &points, &points, delta)
+    }
+
+    /// `_string_piece`: a delta that is not plain text as it stands: an
+    /// escape, a value's newline or markup that cannot end it yet, as the
+    /// string's own reader says (text that must wait is kept). None: a reader
+    /// must read it.
+    fn string_piece<'py>(
+        &mut self,
+        py: Python<'py>,
+        delta: &Bound<'py, PyString>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let value = self.string.as_ref().is_some_and(|s| s.value);
+        let delta_points = points_of(delta);
+        let mut text = self.kept.clone();
+        text.extend_from_slice(&delta_points);
+        let found: Option<(Vec<u32>, usize)> = if value {
+            self.value_piece(py, &text)?
+        } else {
+            match json_text_of(&text) {
+                JsonText::Whole => Some((text.clone(), text.len())),
+                JsonText::ButLastBackslash => {
+                    Some((text[..text.len() - 1].to_vec(), text.len() - 1))
+                }
+                JsonText::No => None,
+            }
+        };
+        let room = self.lane.as_ref().map_or(0, |l| l.room) - text.len() as i64;
+        let Some((piece, split)) = found.filter(|_| room >= 0) else {
+            return if value {
+                self.ends_value(py, &delta_points)
+            } else {
+                Ok(None)
+            };
+        };
+        let kept = text[split..].to_vec();
+        let mut room = room;
+        if !kept.is_empty() || !self.kept.is_empty() {
+            // (while text is kept, every delta is decided here)
+            if let Some(lane) = self.lane.as_mut() {
+                lane.stops.every = !kept.is_empty();
+            }
+            room += kept.len() as i64;
+            self.kept = kept;
+        }
+        if let Some(lane) = self.lane.as_mut() {
+            lane.room = room;
+        }
+        if piece.is_empty() {
+            return Ok(Some(PyList::empty(py)));
+        }
+        let piece_str = pystr(py, &piece)?;
+        let taken = if value {
+            text[..split].to_vec()
+        } else {
+            piece.clone()
+        };
+        self.streamed(py, &taken, &piece, &piece_str).map(Some)
+    }
+
+    /// `ValueReader.fast_piece` for the value that streams: (its JSON piece,
+    /// where the kept text begins), or None where the reader must read it.
+    fn value_piece(&self, py: Python<'_>, text: &[u32]) -> PyResult<Option<(Vec<u32>, usize)>> {
+        let Some(machine) = self.current_ref() else {
+            return Ok(None);
+        };
+        let (Some(value), Kind::Value { tables, xml, .. }) =
+            (&machine.value, &machine.region().kind)
+        else {
+            return Ok(None);
+        };
+        let xml = *xml;
+        let breaker = crate::scan::value_breaker(text, xml);
+        if breaker == Breaker::Nowhere {
+            return Ok(Some((json_body(text), text.len())));
+        }
+        if !value.fast_ok() {
+            return Ok(None);
+        }
+        let view = View::new(py, machine, &self.ctx);
+        let found = fast_piece(&tables.lexicon, &view, xml, text, breaker);
+        view.check()?;
+        Ok(found)
+    }
+
+    /// `_ends_value`: leaving the string lane at `delta` (after the kept
+    /// text): when it only completes the value's closing tag, it is gathered
+    /// as after a read, not read.
+    fn ends_value<'py>(
+        &mut self,
+        py: Python<'py>,
+        delta: &[u32],
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let mut text = self.kept.clone();
+        text.extend_from_slice(delta);
+        if text.len() as i64 > GATHER {
+            return Ok(None);
+        }
+        let Some(machine) = self.current_ref() else {
+            return Ok(None);
+        };
+        if !machine.only_closes_value(&text, 0, &self.call_ends) {
+            return Ok(None);
+        }
+        self.kept.clear();
+        let n = text.len() as i64;
+        self.gathered.extend(text);
+        self.lane = Some(Lane::pattern(Pattern::Announced, GATHER - n));
+        Ok(Some(PyList::empty(py)))
+    }
+}
+
+/// `_plain_up_to`: how much of `text` is plain text as it stands where the
+/// literal openers are looked for: all where none begins in it, or up to one
+/// cut by its end. None where a reader must look.
+fn plain_up_to(text: &[u32], literals: Option<&crate::scan::Literals>) -> Option<usize> {
+    let literals = literals?;
+    if text.is_empty() || text.iter().any(|&c| c == 10 || is_surrogate(c)) {
+        return None;
+    }
+    match literals.found_in(text) {
+        Found::Nothing => Some(text.len()),
+        Found::Whole => None,
+        Found::Cut(p) => Some(p),
+    }
+}
+
+/// `encode_basestring(text)[1:-1]` as code points.
+fn json_body(text: &[u32]) -> Vec<u32> {
+    let encoded = crate::scan::json_encoded(text);
+    encoded.chars().map(u32::from).collect()
+}
+
+fn json_text_of(text: &[u32]) -> JsonText {
+    crate::scan::json_text(text)
+}
+
+/// `ValueReader.fast_piece(text, breaker)` (see value.py), the value fresh
+/// enough to look (`fast_ok`): the JSON piece, and where the kept text begins.
+fn fast_piece(
+    lexicon: &Lexicon,
+    view: &View<'_, '_>,
+    xml: bool,
+    text: &[u32],
+    breaker: Breaker,
+) -> Option<(Vec<u32>, usize)> {
+    let n = text.len();
+    if let Breaker::BlankLastLine(last) = breaker {
+        // the first breaker is a blank last line: all but that line, and that line waits
+        if n - last > MAX_KEPT {
+            return None;
+        }
+        return Some((json_body(&text[..last]), last));
+    }
+    let mut end = n;
+    let lt_char = u32::from(b'<');
+    let (listed, chars) = lexicon.after_lt();
+    let mut lt = text.iter().position(|&c| c == lt_char);
+    while let Some(at) = lt {
+        let after = text.get(at + 1).copied();
+        match after {
+            Some(0x21) => return None, // (a CDATA section)
+            None => {
+                end = at; // (a terminal may begin here, cut by the text's end)
+                break;
+            }
+            Some(after) => {
+                if chars.contains(&after) == listed {
+                    if lexicon.prefix_at(text, at, view) {
+                        end = at; // (cut by the text's end: it and what follows wait)
+                        break;
+                    }
+                    if lexicon.match_at(text, at, view).is_some() {
+                        return None; // (a terminal: the reader decides what it means)
+                    }
+                }
+            }
+        }
+        lt = text[at + 1..]
+            .iter()
+            .position(|&c| c == lt_char)
+            .map(|k| at + 1 + k);
+    }
+    if xml {
+        if let Some(amp) = text[..end].iter().rposition(|&c| c == u32::from(b'&')) {
+            if crate::entities::entity_prefix(&text[amp..end]) {
+                end = amp; // (an entity the text's end may cut: read whole)
+            }
+        }
+    }
+    let body = &text[..end];
+    if body
+        .iter()
+        .any(|&c| c <= 0x08 || (0x0B..=0x1F).contains(&c) || is_surrogate(c))
+    {
+        return None;
+    }
+    let held = n - end;
+    let mut cut = end;
+    if let Some(last) = body.iter().rposition(|&c| c == 10) {
+        if body[last + 1..].iter().all(|&c| c == 0x20 || c == 0x09) {
+            if n - last > MAX_KEPT + held {
+                return None;
+            }
+            cut = last;
+        }
+    }
+    let piece = if xml {
+        json_body(&crate::entities::decoded(&text[..cut]))
+    } else {
+        json_body(&text[..cut])
+    };
+    Some((piece, cut))
+}

@@ -1,0 +1,1074 @@
+//! Running one block of call markup through a compiled grammar's regions
+//! (`toolparse.engine.machine.Machine`, transliterated).
+//!
+//! A [`Machine`] (the block reader) reads a block from the character after
+//! its opener. In each region the region's reader reads ([`crate::regions`])
+//! and finds the next terminal; the terminal's step ([`Machine::step`])
+//! starts or ends calls and members and says where reading goes on. The
+//! machine reports what it read and never writes the engine's state: `feed`
+//! returns how far it read, and the engine asks `finished`, `rejected` and
+//! `failed_at` and takes the [`Outcome`]s with [`Machine::take_outcomes`].
+//!
+//! Where a reader cannot decide yet (a partial terminal at the end of the
+//! text it was given), `feed` stops there: the engine gives it those
+//! characters again with the next delta. Names, member keys and the text the
+//! machine holds are code points (`u32`); block positions are `i64` (a
+//! text's first character may lie before the block's start).
+
+use std::cell::{OnceCell, RefCell};
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+use crate::calls::{Ending, Host, MemberCall};
+use crate::calls_py::py_of;
+use crate::ctx::{CallHost, Convert, Ctx, Ids, Outcome, PointNames, PropertyNames};
+use crate::lexicon::{Name, Names, TagContext};
+use crate::pylexicon::name_of;
+use crate::regions::Reader;
+use crate::rt::{BlockRt, Kind, OpenerRt, RegionRt};
+use crate::tables::{Reason, Step, TO_BEFORE, TO_END, TO_FAIL, TO_REJECT};
+use crate::value::ValueReader;
+use crate::wide;
+
+/// Code points as generalized UTF-8 (what the calls keep names and keys as).
+pub fn wide_of_points(points: &[u32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(points.len());
+    wide::push_units(&mut out, points);
+    out
+}
+
+/// The call being read, of the kind its block makes.
+pub enum Call {
+    /// Named text members (`MemberCall`).
+    Member(MemberCall<PyObject>),
+}
+
+impl Call {
+    pub fn started(&self) -> bool {
+        match self {
+            Call::Member(c) => c.started,
+        }
+    }
+
+    /// The call's name, as code points (None: not known yet).
+    pub fn name(&self) -> Option<Vec<u32>> {
+        match self {
+            Call::Member(c) => Some(wide::chars(&c.name).collect()),
+        }
+    }
+}
+
+/// The call being read, with its ids (once started) and converter.
+pub struct CallSlot {
+    pub call: Call,
+    pub ids: Ids,
+    pub convert: Convert,
+    /// A number that tells calls apart (the engine's string lane asks whether
+    /// the string that streams is still the same).
+    pub serial: u64,
+}
+
+/// Where the machine reads: a region of the block, or its skip region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum At {
+    Region(usize),
+    Skip,
+}
+
+/// Reads one block; see the module docs.
+pub struct Machine {
+    pub block: Arc<BlockRt>,
+    lenient: bool,
+    /// Value text read before its call began.
+    pending: Vec<u32>,
+    outcomes: Vec<Outcome>,
+    /// Each region's reader state (made when first entered: kept for the next
+    /// block of this kind), and the skip region's (it has none).
+    pub(crate) readers: Vec<Option<Reader>>,
+    pub(crate) at: At,
+    pub slot: Option<CallSlot>,
+    /// A call named, its JSON arguments not begun.
+    pub json_name: Option<Vec<u32>>,
+    /// The name just read (an opener tag's name, a Name region's text).
+    pub name: Vec<u32>,
+    /// The member being read.
+    pub key: Option<Vec<u32>>,
+    /// The member's text streams as a string.
+    pub streams: bool,
+    /// The value being read (made by its region's reader).
+    pub value: Option<ValueReader>,
+    /// A number that tells values apart (see [`CallSlot::serial`]).
+    pub value_serial: u64,
+    /// The called tool's property names (None: not looked up yet).
+    properties: RefCell<Option<PropertyNames>>,
+    /// Ends the block's outcomes, once it ends.
+    error: Option<Outcome>,
+    pub(crate) stop: bool,
+    /// The last feed stopped where more text is needed to decide.
+    pub waiting: bool,
+    /// The block has ended, or was rejected.
+    pub finished: bool,
+    /// Where the block ended (block-relative), once it has (-1: not yet).
+    pub end: i64,
+    /// The opener was only mentioned: it and what was read after it are text.
+    pub rejected: bool,
+    /// Where the markup broke, once it has (-1: not yet).
+    pub failed_at: i64,
+    /// Where the last complete call or error ended.
+    pub last_end: i64,
+    serials: u64,
+}
+
+/// What the machine needs of the engine while it reads: Python, and the
+/// stream's call context.
+pub struct Env<'a, 'py> {
+    pub py: Python<'py>,
+    pub ctx: &'a mut Ctx,
+}
+
+/// The machine as the lexicons' tag context (`Machine`'s `TagContext`
+/// properties). A Python failure while it answers is kept and raised when the
+/// lexicon's question is answered ([`View::check`]).
+pub struct View<'a, 'py> {
+    py: Python<'py>,
+    machine: &'a Machine,
+    ctx: &'a Ctx,
+    call_name: OnceCell<Option<Vec<u32>>>,
+    tools: Option<PointNames<'a>>,
+    properties: OnceCell<PropertyNames>,
+    error: RefCell<Option<PyErr>>,
+}
+
+impl<'a, 'py> View<'a, 'py> {
+    pub fn new(py: Python<'py>, machine: &'a Machine, ctx: &'a Ctx) -> Self {
+        View {
+            py,
+            machine,
+            ctx,
+            call_name: OnceCell::new(),
+            tools: ctx.tools.as_ref().map(|t| PointNames(&t.names)),
+            properties: OnceCell::new(),
+            error: RefCell::new(None),
+        }
+    }
+
+    /// The first Python error met while answering, if any.
+    pub fn check(self) -> PyResult<()> {
+        match self.error.into_inner() {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
+    }
+
+    fn the_call_name(&self) -> &Option<Vec<u32>> {
+        self.call_name.get_or_init(|| self.machine.call_name())
+    }
+}
+
+impl TagContext for View<'_, '_> {
+    fn key(&self) -> Option<Name<'_>> {
+        self.machine.key.as_ref().map(|k| Name::U32(k))
+    }
+
+    fn call_name(&self) -> Option<Name<'_>> {
+        self.the_call_name().as_ref().map(|n| Name::U32(n))
+    }
+
+    fn tool_names(&self) -> Option<&dyn Names> {
+        self.tools.as_ref().map(|t| t as &dyn Names)
+    }
+
+    fn property_names(&self) -> Option<&dyn Names> {
+        let names = self.properties.get_or_init(|| {
+            if let Some(known) = self.machine.properties.borrow().as_ref() {
+                return known.clone();
+            }
+            let found = match self.the_call_name() {
+                None => Ok(None),
+                Some(name) => self.ctx.property_names_of(self.py, &wide_of_points(name)),
+            };
+            match found {
+                Ok(names) => {
+                    *self.machine.properties.borrow_mut() = Some(names.clone());
+                    names
+                }
+                Err(err) => {
+                    self.error.borrow_mut().get_or_insert(err);
+                    None
+                }
+            }
+        });
+        names.as_ref().map(|n| {
+            let n: &Vec<Vec<u32>> = n;
+            n as &dyn Names
+        })
+    }
+
+    fn given(&self, name: Name<'_>) -> bool {
+        match &self.machine.slot {
+            Some(CallSlot {
+                call: Call::Member(call),
+                ..
+            }) => {
+                let key = wide_of_points(&name.code_points());
+                call.has(&key)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Machine {
+    pub fn new(block: Arc<BlockRt>) -> Machine {
+        let regions = block.regions.len();
+        Machine {
+            block,
+            lenient: false,
+            pending: Vec::new(),
+            outcomes: Vec::new(),
+            readers: (0..regions).map(|_| None).collect(),
+            at: At::Skip,
+            slot: None,
+            json_name: None,
+            name: Vec::new(),
+            key: None,
+            streams: true,
+            value: None,
+            value_serial: 0,
+            properties: RefCell::new(None),
+            error: None,
+            stop: false,
+            waiting: false,
+            finished: false,
+            end: -1,
+            rejected: false,
+            failed_at: -1,
+            last_end: 0,
+            serials: 0,
+        }
+    }
+
+    /// The region being read.
+    pub fn region(&self) -> &RegionRt {
+        match self.at {
+            At::Region(k) => &self.block.regions[k],
+            At::Skip => &self.block.skip,
+        }
+    }
+
+    pub(crate) fn next_serial(&mut self) -> u64 {
+        self.serials += 1;
+        self.serials
+    }
+
+    /// Begin reading a block after `opener` (its `name`, if it names a tool;
+    /// `at`: the opener's length). Everything a block reads is set afresh
+    /// here: one machine reads every block of its kind in turn.
+    pub fn begin(
+        &mut self,
+        env: &mut Env<'_, '_>,
+        opener: &OpenerRt,
+        name: Vec<u32>,
+        at: i64,
+    ) -> PyResult<()> {
+        self.lenient = opener.lenient;
+        self.slot = None;
+        self.json_name = None;
+        self.name = name;
+        self.key = None;
+        self.streams = true;
+        self.value = None;
+        self.pending.clear();
+        *self.properties.borrow_mut() = None;
+        self.outcomes.clear();
+        self.error = None;
+        self.stop = false;
+        self.waiting = false;
+        self.finished = false;
+        self.end = -1;
+        self.rejected = false;
+        self.failed_at = -1;
+        self.last_end = 0;
+        let region = usize::try_from(opener.region).unwrap_or(0);
+        self.enter(At::Region(region));
+        if let Some(step) = &opener.step {
+            self.step(env, step, 0, 0, None, at)?;
+        }
+        Ok(())
+    }
+
+    // -- what the engine asks ----------------------------------------------------------
+
+    /// The block's closing marker, when it is a literal.
+    pub fn closer(&self) -> Option<&[u32]> {
+        self.block.closer.as_deref()
+    }
+
+    /// The calls and errors so far (the block's, when it has ended).
+    pub fn take_outcomes(&mut self) -> Vec<Outcome> {
+        std::mem::take(&mut self.outcomes)
+    }
+
+    /// The block has made something of its markup: a call announced, or a
+    /// call or error complete (it will not be read as text).
+    pub fn committed(&self) -> bool {
+        !self.outcomes.is_empty() || self.announced()
+    }
+
+    /// The call being read has been announced.
+    pub fn announced(&self) -> bool {
+        self.slot.as_ref().is_some_and(|s| s.call.started())
+    }
+
+    /// A call is being read that the block can no longer be rejected over.
+    pub fn in_committed_call(&self) -> bool {
+        let Some(slot) = &self.slot else {
+            return false;
+        };
+        if self.failed_at >= 0 || self.finished {
+            return false;
+        }
+        slot.call.started() || (!self.lenient && self.in_body())
+    }
+
+    /// (JSON) Inside a call object (the reader's `in_body`).
+    pub fn in_body(&self) -> bool {
+        match self.at {
+            At::Region(k) => self.readers[k].as_ref().is_some_and(Reader::in_body),
+            At::Skip => false,
+        }
+    }
+
+    /// Inside a Python literal's string: only its quote can change anything
+    /// (the quote character).
+    pub fn quiet_until(&self) -> Option<u32> {
+        match self.at {
+            At::Region(k) => self.readers[k].as_ref().and_then(Reader::quiet_until),
+            At::Skip => None,
+        }
+    }
+
+    /// A string value has begun and none of its text is read yet.
+    pub fn string_starts(&self) -> bool {
+        self.value.as_ref().is_some_and(ValueReader::fresh)
+            && self.streams
+            && matches!(self.region().kind, Kind::Value { .. })
+    }
+
+    /// A value region is being read.
+    pub fn in_value(&self) -> bool {
+        matches!(self.region().kind, Kind::Value { .. })
+    }
+
+    /// Reading a name before any call is announced: text with none of the
+    /// name's breakers only lengthens it, for this many more characters.
+    pub fn name_room(&self) -> Option<usize> {
+        if self.finished || self.failed_at >= 0 {
+            return None;
+        }
+        let At::Region(k) = self.at else {
+            return None;
+        };
+        let Kind::Name {
+            breakers: Some(_),
+            longest,
+            ..
+        } = &self.block.regions[k].kind
+        else {
+            return None;
+        };
+        let length = match &self.readers[k] {
+            Some(Reader::Name { parts }) => parts.len(),
+            _ => 0,
+        };
+        longest.checked_sub(length).filter(|&room| room > 0)
+    }
+
+    /// `name_room` with the name's breakers (the gather lane's stops).
+    pub fn name_room_pattern(&self) -> Option<(crate::tables::CharClass, usize)> {
+        let room = self.name_room()?;
+        let At::Region(k) = self.at else {
+            return None;
+        };
+        match &self.block.regions[k].kind {
+            Kind::Name {
+                breakers: Some(b), ..
+            } => Some((b.clone(), room)),
+            _ => None,
+        }
+    }
+
+    /// `open_string`: inside a string that streams, what the engine's string
+    /// lane needs of it (None: no string streams).
+    pub fn open_string(&self, py: Python<'_>) -> Option<crate::fast::StringLane> {
+        let slot = self.slot.as_ref()?;
+        if !slot.call.started() {
+            return None;
+        }
+        let (index, id) = slot.ids.as_ref()?;
+        let value = match &self.region().kind {
+            Kind::Value { .. } => {
+                let value = self.value.as_ref()?;
+                if !value.plain() {
+                    return None;
+                }
+                match &slot.call {
+                    Call::Member(c) if c.string_opens() => {}
+                    _ => return None,
+                }
+                true
+            }
+            _ => return None,
+        };
+        Some(crate::fast::StringLane {
+            serial: (slot.serial, if value { self.value_serial } else { 0 }),
+            index: index.clone_ref(py),
+            id: id.clone_ref(py),
+            value,
+        })
+    }
+
+    /// Append `piece` (generalized UTF-8) to the call's argument text (the
+    /// string lane's text, already streamed as a delta).
+    pub fn append_args(&mut self, piece: &[u8]) {
+        if let Some(slot) = self.slot.as_mut() {
+            match &mut slot.call {
+                Call::Member(c) => c.args.append(piece),
+            }
+        }
+    }
+
+    /// The call's name, or the name just read (`Machine.call_name`).
+    pub fn call_name(&self) -> Option<Vec<u32>> {
+        match &self.slot {
+            Some(slot) => slot.call.name(),
+            None => (!self.name.is_empty()).then(|| self.name.clone()),
+        }
+    }
+
+    // -- reading -----------------------------------------------------------------------
+
+    /// Read `text[i..]` (`pos`: the block position of `text[i]`); return where
+    /// reading stopped: the end of the text, the block's end, or a place
+    /// where more text is needed.
+    pub fn feed(
+        &mut self,
+        env: &mut Env<'_, '_>,
+        text: &[u32],
+        mut i: usize,
+        pos: i64,
+        last: bool,
+    ) -> PyResult<usize> {
+        let base = pos - i as i64;
+        self.stop = false;
+        self.waiting = false;
+        let n = text.len();
+        while i < n && !self.stop {
+            i = self.read(env, text, i, base, last)?;
+        }
+        Ok(i)
+    }
+
+    /// The stream ended at block position `pos` (held text already fed, final).
+    pub fn close(&mut self, env: &mut Env<'_, '_>, pos: i64) -> PyResult<()> {
+        if self.finished {
+            return Ok(());
+        }
+        if let Some(value) = self.value.as_mut() {
+            let mut collect = crate::regions::Collect::default();
+            value.finish::<u32, _>(&mut collect);
+            if collect.any {
+                self.value_text(&collect.points);
+            }
+        }
+        if self.slot.is_some() && self.in_body() {
+            self.finish_json(env, pos)?;
+        }
+        if self.finished {
+            return Ok(());
+        }
+        if let Some(at_end) = self.region().at_end.clone() {
+            if self.failed_at < 0 {
+                self.step(env, &at_end, 0, 0, None, pos)?;
+                if self.finished {
+                    return Ok(());
+                }
+            }
+        }
+        if self.slot.is_some() || self.json_name.is_some() {
+            self.unfinished(env, "the stream ended inside the call")?;
+        } else if self.error.is_none() && self.outcomes.is_empty() {
+            if self.lenient {
+                self.rejected = true;
+                self.finished = true;
+                return Ok(());
+            }
+            self.unfinished(env, "the stream ended before the call")?;
+        }
+        self.end_at(env, pos)
+    }
+
+    /// The block ended with the stream, inside a call.
+    pub fn unfinished_block(&self) -> bool {
+        self.end >= 0
+            && self
+                .outcomes
+                .last()
+                .is_some_and(|o| o.reason == Some(Reason::UnfinishedCall))
+    }
+
+    /// The engine found the block's closer at `end` inside a call that broke
+    /// later: the block ends there.
+    pub fn cut(&mut self, env: &mut Env<'_, '_>, end: i64) -> PyResult<()> {
+        if self.end >= 0 {
+            let closer = self.closer().map(|c| c.to_vec()).unwrap_or_default();
+            if let Some(last) = self.outcomes.last_mut() {
+                last.reason = Some(Reason::MalformedJson);
+                // f"a value was never closed before {self.closer}"
+                let mut message = b"a value was never closed before ".to_vec();
+                wide::push_units(&mut message, &closer);
+                last.message = message;
+            }
+            self.end = end;
+            return Ok(());
+        }
+        self.end_at(env, end)
+    }
+
+    /// The block passed the size limit: the outcome of the call in progress
+    /// (its raw ends here); then only the block's end is looked for.
+    pub fn overflow(&mut self, env: &mut Env<'_, '_>) -> PyResult<Outcome> {
+        let current = match self.error.take() {
+            Some(error) if error.reason != Some(Reason::TooLarge) => error,
+            _ => self.now(env, Reason::TooLarge, Vec::new())?,
+        };
+        self.drop_call();
+        self.error = Some(Outcome::error(None, None, Reason::TooLarge, Vec::new()));
+        self.enter(At::Skip);
+        Ok(current)
+    }
+
+    // -- what the region readers use ---------------------------------------------------
+
+    /// Stop at `at`: more text is needed to decide.
+    pub(crate) fn wait(&mut self, at: usize) -> usize {
+        self.stop = true;
+        self.waiting = true;
+        at
+    }
+
+    pub(crate) fn declares(&self, env: &Env<'_, '_>, name: &[u32]) -> bool {
+        env.ctx.tools.is_some() && env.ctx.tool(&wide_of_points(name)).is_some()
+    }
+
+    /// The next decoded text of the value being read: the member's, or held
+    /// until its call begins.
+    pub(crate) fn value_text(&mut self, piece: &[u32]) {
+        if self.key.is_some() {
+            if let Some(CallSlot {
+                call: Call::Member(call),
+                ..
+            }) = &mut self.slot
+            {
+                // (an empty piece too: a streaming member's flush then emits an
+                // empty delta, as the reference's list of pieces does)
+                call.text(piece);
+                return;
+            }
+        }
+        self.pending.extend_from_slice(piece);
+    }
+
+    /// Run `f` on the call being read with its host.
+    pub(crate) fn with_call<R>(
+        &mut self,
+        env: &mut Env<'_, '_>,
+        f: impl FnOnce(&mut Call, &mut CallHost<'_, '_>) -> PyResult<R>,
+    ) -> PyResult<Option<R>> {
+        let Some(slot) = self.slot.as_mut() else {
+            return Ok(None);
+        };
+        let mut host = CallHost {
+            py: env.py,
+            ctx: env.ctx,
+            ids: &mut slot.ids,
+            convert: slot.convert,
+        };
+        f(&mut slot.call, &mut host).map(Some)
+    }
+
+    /// Flush the call being read (its new argument text becomes a delta).
+    pub(crate) fn flush(&mut self, env: &mut Env<'_, '_>) -> PyResult<()> {
+        self.with_call(env, |call, host| match call {
+            Call::Member(c) => c.flush(host),
+        })?;
+        Ok(())
+    }
+
+    fn finish_json(&mut self, env: &mut Env<'_, '_>, pos: i64) -> PyResult<()> {
+        // (JSON calls: see regions.rs)
+        crate::regions::finish_json(self, env, pos)
+    }
+
+    // -- steps -------------------------------------------------------------------------
+
+    /// Take a step at the terminal (or character) `text[start..end]`; return
+    /// where reading goes on. `hit_name`: the name of the tag found, if any.
+    pub fn step(
+        &mut self,
+        env: &mut Env<'_, '_>,
+        step: &Step,
+        start: usize,
+        mut end: usize,
+        hit_name: Option<Vec<u32>>,
+        base: i64,
+    ) -> PyResult<usize> {
+        let mut to = step.to;
+        if to == TO_FAIL {
+            if step.reason == Reason::MalformedJson {
+                let error = self.now(env, step.reason, step.message.clone().into_bytes())?;
+                self.fail_json(error, base + start as i64);
+            } else {
+                self.fail(
+                    env,
+                    step.message.as_bytes(),
+                    base + start as i64,
+                    step.reason,
+                )?;
+            }
+            return Ok(start);
+        }
+        let sole = if step.require_sole_string || step.sole_string {
+            self.sole_string(env)?
+        } else {
+            None
+        };
+        if (step.require_sole_string || step.sole_string) && sole.is_none() {
+            to = TO_REJECT;
+        } else {
+            if step.call {
+                self.start_call(env, step.json_call)?;
+            }
+            if step.member {
+                let key = if step.sole_string {
+                    sole
+                } else {
+                    match hit_name {
+                        Some(name) if !name.is_empty() => Some(name),
+                        _ => Some(self.name.clone()),
+                    }
+                };
+                self.begin_member(env, key)?;
+            }
+            if step.end_member {
+                self.end_member(env)?;
+            }
+            if step.end_call {
+                let at = if to == TO_BEFORE { start } else { end };
+                self.end_call(env, base + at as i64)?;
+            }
+        }
+        if step.again {
+            end = start;
+        }
+        if to >= 0 {
+            self.goto(env, to, end, base)?;
+            return Ok(end);
+        }
+        if to == TO_END {
+            self.end_at(env, base + end as i64)?;
+            return Ok(end);
+        }
+        if to == TO_BEFORE {
+            self.end_at(env, base + start as i64)?;
+            return Ok(start);
+        }
+        if to == TO_REJECT {
+            self.reject(env, base + start as i64)?;
+            return Ok(start);
+        }
+        Ok(end) // TO_STAY
+    }
+
+    /// Reading goes on in the region `index` at `at` (a negative index: the
+    /// step of that number, as a JSON reader's `then` that ends the block).
+    pub fn goto(
+        &mut self,
+        env: &mut Env<'_, '_>,
+        index: i32,
+        at: usize,
+        base: i64,
+    ) -> PyResult<()> {
+        if index < 0 {
+            let step = Step {
+                to: index,
+                call: false,
+                json_call: false,
+                member: false,
+                sole_string: false,
+                end_member: false,
+                end_call: false,
+                require_sole_string: false,
+                again: false,
+                message: String::new(),
+                reason: Reason::MalformedMarkup,
+            };
+            self.step(env, &step, at, at, None, base)?;
+            return Ok(());
+        }
+        self.enter(At::Region(usize::try_from(index).unwrap_or(0)));
+        Ok(())
+    }
+
+    /// The call's tool's one string property, when it has exactly one.
+    fn sole_string(&mut self, env: &mut Env<'_, '_>) -> PyResult<Option<Vec<u32>>> {
+        let py = env.py;
+        let found = match &self.slot {
+            Some(CallSlot {
+                call: Call::Member(call),
+                ..
+            }) => {
+                let mut ids = None;
+                let mut host = CallHost {
+                    py,
+                    ctx: env.ctx,
+                    ids: &mut ids,
+                    convert: Convert::Text,
+                };
+                call.sole_string_property(&mut host)?
+            }
+            _ => {
+                let schema = if env.ctx.coerce {
+                    env.ctx
+                        .schema_of(&wide_of_points(&self.name))
+                        .map(|s| s.clone_ref(py))
+                } else {
+                    None
+                };
+                crate::calls_py::sole_string_of(py, schema.as_ref().map(|s| s.bind(py)))?
+            }
+        };
+        match found {
+            None => Ok(None),
+            Some(name) => Ok(Some(
+                name_of(name.bind(py).downcast::<PyString>()?).code_points(),
+            )),
+        }
+    }
+
+    fn start_call(&mut self, env: &mut Env<'_, '_>, json: bool) -> PyResult<()> {
+        *self.properties.borrow_mut() = None;
+        if json {
+            self.json_name = Some(self.name.clone());
+            return Ok(());
+        }
+        let convert = if self.block.literal {
+            Convert::Literal
+        } else if self.block.xml {
+            Convert::Fragment
+        } else {
+            Convert::Text
+        };
+        let name = wide_of_points(&self.name);
+        let ctx = &mut *env.ctx;
+        let root = if ctx.coerce {
+            ctx.schema_of(&name).map(|s| s.clone_ref(env.py))
+        } else {
+            None
+        };
+        let schemaless = ctx.tools.is_none() && ctx.coerce;
+        let mut ids = None;
+        let mut host = CallHost {
+            py: env.py,
+            ctx,
+            ids: &mut ids,
+            convert,
+        };
+        let call = MemberCall::new(&mut host, name, root, schemaless, self.block.literal)?;
+        let serial = self.next_serial();
+        self.slot = Some(CallSlot {
+            call: Call::Member(call),
+            ids,
+            convert,
+            serial,
+        });
+        Ok(())
+    }
+
+    fn begin_member(&mut self, env: &mut Env<'_, '_>, key: Option<Vec<u32>>) -> PyResult<()> {
+        let is_member = matches!(
+            self.slot,
+            Some(CallSlot {
+                call: Call::Member(_),
+                ..
+            })
+        );
+        let Some(key) = key.filter(|_| is_member) else {
+            self.streams = true;
+            return Ok(());
+        };
+        let wide_key = wide_of_points(&key);
+        self.key = Some(key);
+        let pending = std::mem::take(&mut self.pending);
+        let streams = self.with_call(env, |call, host| match call {
+            Call::Member(c) => {
+                let streams = c.begin(host, wide_key)?;
+                if !pending.is_empty() {
+                    c.text(&pending);
+                }
+                Ok(streams)
+            }
+        })?;
+        self.streams = streams.unwrap_or(true);
+        Ok(())
+    }
+
+    fn end_member(&mut self, env: &mut Env<'_, '_>) -> PyResult<()> {
+        if self.key.is_some() {
+            self.with_call(env, |call, host| match call {
+                Call::Member(c) => c.end(host),
+            })?;
+        }
+        self.key = None;
+        self.value = None;
+        self.streams = true;
+        Ok(())
+    }
+
+    fn end_call(&mut self, env: &mut Env<'_, '_>, pos: i64) -> PyResult<()> {
+        if self.slot.is_none() {
+            if let Some(name) = self.json_name.take() {
+                // named, but no arguments written
+                self.name = name;
+                self.start_call(env, false)?;
+            }
+        }
+        if self.slot.is_none() {
+            return Ok(());
+        }
+        self.with_call(env, |call, host| match call {
+            Call::Member(c) => c.close(host),
+        })?;
+        self.complete(env, pos)
+    }
+
+    /// The call being read is complete at `pos`: its outcome.
+    pub(crate) fn complete(&mut self, env: &mut Env<'_, '_>, pos: i64) -> PyResult<()> {
+        let Some(mut slot) = self.slot.take() else {
+            return Ok(());
+        };
+        let outcome = call_outcome(env, &mut slot, Some(pos))?;
+        self.outcomes.push(outcome);
+        self.last_end = pos;
+        self.key = None;
+        self.value = None;
+        *self.properties.borrow_mut() = None;
+        Ok(())
+    }
+
+    // -- endings -----------------------------------------------------------------------
+
+    pub(crate) fn end_at(&mut self, env: &mut Env<'_, '_>, pos: i64) -> PyResult<()> {
+        if self.slot.is_some() || self.json_name.is_some() {
+            self.error = Some(self.now(
+                env,
+                Reason::MalformedMarkup,
+                b"the block ended inside the call".to_vec(),
+            )?);
+        }
+        self.drop_call();
+        if self.lenient
+            && !self.outcomes.iter().any(|o| o.name.is_some())
+            && self.error.as_ref().is_none_or(|e| e.index.is_none())
+        {
+            // a lenient wrapper (<tools>, ...) holding no call is text
+            self.rejected = true;
+            self.finished = true;
+            self.error = None;
+            self.stop = true;
+            return Ok(());
+        }
+        if let Some(error) = self.error.take() {
+            self.outcomes.push(error);
+        }
+        self.end = pos;
+        self.finished = true;
+        self.stop = true;
+        Ok(())
+    }
+
+    fn reject(&mut self, env: &mut Env<'_, '_>, pos: i64) -> PyResult<()> {
+        if !self.outcomes.is_empty() || self.announced() {
+            return self.end_at(env, pos); // calls already announced stand: the block ends here
+        }
+        self.drop_call();
+        self.rejected = true;
+        self.finished = true;
+        self.end = -1;
+        self.stop = true;
+        Ok(())
+    }
+
+    /// `_now`: the call in progress as an error (flushed first), or an error
+    /// of the name read.
+    pub(crate) fn now(
+        &mut self,
+        env: &mut Env<'_, '_>,
+        reason: Reason,
+        message: Vec<u8>,
+    ) -> PyResult<Outcome> {
+        if self.slot.is_some() {
+            self.flush(env)?;
+            let slot = self.slot.as_ref().expect("a call");
+            return call_error(env.py, slot, None, reason, message);
+        }
+        let name = match &self.json_name {
+            Some(name) => Some(points_str(env.py, name)?),
+            None => None,
+        };
+        Ok(Outcome::error(None, name, reason, message))
+    }
+
+    fn unfinished(&mut self, env: &mut Env<'_, '_>, message: &str) -> PyResult<()> {
+        self.error = Some(self.now(env, Reason::UnfinishedCall, message.as_bytes().to_vec())?);
+        self.drop_call();
+        Ok(())
+    }
+
+    /// Broken markup at `at`: the error runs to the block's end.
+    pub(crate) fn fail(
+        &mut self,
+        env: &mut Env<'_, '_>,
+        message: &[u8],
+        at: i64,
+        reason: Reason,
+    ) -> PyResult<()> {
+        self.error = Some(self.now(env, reason, message.to_vec())?);
+        self.broken(at);
+        Ok(())
+    }
+
+    /// A JSON syntax error. Calls already complete in the same block are not
+    /// trusted either: each becomes an error of its own.
+    pub(crate) fn fail_json(&mut self, error: Outcome, at: i64) {
+        for outcome in &mut self.outcomes {
+            if outcome.reason.is_none() || outcome.reason == Some(Reason::UnknownTool) {
+                outcome.reason = Some(Reason::MalformedJson);
+                let mut message = b"the block holding this call is malformed: ".to_vec();
+                message.extend_from_slice(&error.message);
+                outcome.message = message;
+            }
+        }
+        self.error = Some(error);
+        self.broken(at);
+    }
+
+    fn broken(&mut self, at: i64) {
+        self.failed_at = at;
+        self.drop_call();
+        self.enter(At::Skip);
+        self.stop = true; // (the engine looks for a closer to cut the block at)
+    }
+
+    fn drop_call(&mut self) {
+        self.slot = None;
+        self.json_name = None;
+        self.value = None;
+        self.key = None;
+        self.pending.clear();
+    }
+}
+
+/// A Python `str` of code points.
+pub fn points_str<'py>(py: Python<'py>, points: &[u32]) -> PyResult<PyObject> {
+    Ok(crate::pylexicon::new_str(py, Name::U32(points))?
+        .into_any()
+        .unbind())
+}
+
+fn call_name_object(py: Python<'_>, call: &Call) -> PyResult<Option<PyObject>> {
+    match call {
+        Call::Member(c) => Ok(Some(py_of(py, &c.name)?.into_any().unbind())),
+    }
+}
+
+/// `Call.error(end, reason, message)`.
+pub(crate) fn call_error(
+    py: Python<'_>,
+    slot: &CallSlot,
+    end: Option<i64>,
+    reason: Reason,
+    message: Vec<u8>,
+) -> PyResult<Outcome> {
+    let mut outcome = Outcome::error(end, call_name_object(py, &slot.call)?, reason, message);
+    if let Some((index, id)) = &slot.ids {
+        outcome.index = Some(index.clone_ref(py));
+        outcome.id = Some(id.clone_ref(py));
+    }
+    Ok(outcome)
+}
+
+/// `Call.outcome(end)`: the call's markup is complete: a call, or an error
+/// saying why not.
+fn call_outcome(env: &mut Env<'_, '_>, slot: &mut CallSlot, end: Option<i64>) -> PyResult<Outcome> {
+    let py = env.py;
+    let mut host = CallHost {
+        py,
+        ctx: env.ctx,
+        ids: &mut slot.ids,
+        convert: slot.convert,
+    };
+    let (ending, issues) = match &mut slot.call {
+        Call::Member(c) => {
+            let ending = c.outcome(&mut host)?;
+            let issues: Vec<PyObject> = c.extra_issues().iter().map(|i| i.clone_ref(py)).collect();
+            (ending, issues)
+        }
+    };
+    let _ = host.none();
+    match ending {
+        Ending::Invalid(problem) => call_error(py, slot, end, Reason::InvalidCall, problem),
+        Ending::Unknown(arguments) => {
+            let name = call_name_object(py, &slot.call)?;
+            // f"no tool named {self.name!r} was declared"
+            let mut message = b"no tool named ".to_vec();
+            if let Some(name) = &name {
+                crate::calls_py::push_wide(&mut message, &name.bind(py).repr()?);
+            } else {
+                message.extend_from_slice(b"None");
+            }
+            message.extend_from_slice(b" was declared");
+            let mut outcome = Outcome::error(end, name, Reason::UnknownTool, message);
+            outcome.arguments = arguments;
+            Ok(outcome)
+        }
+        Ending::Call(arguments) => {
+            let name = call_name_object(py, &slot.call)?;
+            let mut outcome = Outcome::error(end, name, Reason::InvalidCall, Vec::new());
+            outcome.reason = None;
+            if let Some((index, id)) = &slot.ids {
+                outcome.index = Some(index.clone_ref(py));
+                outcome.id = Some(id.clone_ref(py));
+            }
+            outcome.issues = issues;
+            let wide_name = match &slot.call {
+                Call::Member(c) => c.name.clone(),
+            };
+            if let Some(tool) = env.ctx.tool(&wide_name) {
+                if tool.model {
+                    let arguments = arguments
+                        .as_ref()
+                        .map_or_else(|| py.None(), |a| a.clone_ref(py));
+                    let validated = tool.obj.bind(py).call_method1("validate", (arguments,))?;
+                    let (parsed, error): (PyObject, PyObject) = validated.extract()?;
+                    outcome.parsed = Some(parsed);
+                    outcome.validation_error = Some(error);
+                }
+            }
+            outcome.arguments = arguments;
+            Ok(outcome)
+        }
+    }
+}

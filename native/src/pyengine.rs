@@ -1,0 +1,300 @@
+//! `toolparse._native.Core`: the native engine ([`crate::engine`]) as the base
+//! of the engine's native twin classes (see `toolparse.engine.native`).
+//!
+//! `Engine.__init__` builds what only Python builds (the compiled grammar,
+//! the call context, the text scanner, their checks) and hands them to
+//! `_native_start`; from then on `feed` and `close` run here, inside one error
+//! boundary: an exception a read raises latches the parser (a bug becomes an
+//! `InternalParserError`, a caller's mistake noticed mid-stream stays as it
+//! was raised), a panic included, and every later call raises it again.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyString, PyTuple};
+use pyo3::{PyTraverseError, PyVisit};
+
+use crate::engine::{Engine, Options, ReasoningCalls};
+use crate::held::Held;
+use crate::shell::panicked;
+
+const FINISHED: &str = "feed() called after close(): this parser is finished";
+const CLOSED_TWICE: &str = "close() called twice: this parser is already closed";
+
+struct Errors {
+    closed: PyObject,
+    toolparse: PyObject,
+    internal: PyObject,
+}
+
+static ERRORS: GILOnceCell<Errors> = GILOnceCell::new();
+
+fn errors(py: Python<'_>) -> PyResult<&Errors> {
+    ERRORS.get_or_try_init(py, || {
+        let module = py.import("toolparse.errors")?;
+        Ok(Errors {
+            closed: module.getattr("StreamClosedError")?.unbind(),
+            toolparse: module.getattr("ToolparseError")?.unbind(),
+            internal: module.getattr("InternalParserError")?.unbind(),
+        })
+    })
+}
+
+/// The native engine, as a base class (see the module docs).
+#[pyclass(subclass, frozen, module = "toolparse._native")]
+pub struct Core {
+    engine: Held<Option<Engine>>,
+}
+
+/// The caller's mistake, if any (`Engine._refuse`): a parser broken or
+/// closed (`closed` says which call came too late), or a delta not a `str`.
+fn refuse(py: Python<'_>, engine: &Engine, delta: &Bound<'_, PyAny>, closed: &str) -> PyResult<()> {
+    if let Some(broken) = &engine.broken {
+        return Err(PyErr::from_value(broken.bind(py).clone()));
+    }
+    if engine.closed {
+        return Err(PyErr::from_value(
+            errors(py)?.closed.bind(py).call1((closed,))?,
+        ));
+    }
+    if !delta.is_instance_of::<PyString>() {
+        let name = delta.get_type().name()?;
+        return Err(PyTypeError::new_err(format!(
+            "feed() takes str, not {name}"
+        )));
+    }
+    Ok(())
+}
+
+/// `Engine._latch`: leave the parser in an error state.
+fn latch(py: Python<'_>, engine: &mut Engine, err: PyErr) -> PyErr {
+    if !err.is_instance_of::<PyException>(py) {
+        return err; // (KeyboardInterrupt and its kind pass through)
+    }
+    engine.lane = None;
+    let exc = err.into_value(py).into_bound(py);
+    let Ok(errors) = errors(py) else {
+        return PyErr::from_value(exc.into_any());
+    };
+    if exc.is_instance(errors.toolparse.bind(py)).unwrap_or(false) {
+        engine.broken = Some(exc.clone().into_any().unbind());
+        return PyErr::from_value(exc.into_any());
+    }
+    match errors
+        .internal
+        .bind(py)
+        .call1((engine.grammar_name(), engine.offset, &exc))
+    {
+        Ok(broken) => {
+            let _ = broken.setattr(intern!(py, "__cause__"), &exc);
+            engine.broken = Some(broken.clone().unbind());
+            PyErr::from_value(broken)
+        }
+        Err(e) => e,
+    }
+}
+
+fn not_started() -> PyErr {
+    PyRuntimeError::new_err("the native engine was not started (Engine.__init__ was not run)")
+}
+
+impl Core {
+    /// `feed`, inside the error boundary.
+    pub fn feed_body(slf: &Bound<'_, Self>, delta: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        let py = slf.py();
+        let mut guard = slf.get().engine.borrow_mut(py)?;
+        let engine = guard.as_mut().ok_or_else(not_started)?;
+        if engine.lane.is_none() || !delta.is_exact_instance_of::<PyString>() {
+            refuse(py, engine, delta, FINISHED)?;
+        }
+        let text = delta.downcast::<PyString>()?;
+        let result = catch_unwind(AssertUnwindSafe(|| engine.feed(py, text)))
+            .unwrap_or_else(|p| Err(panicked(p)));
+        match result {
+            Ok(events) => Ok(events.into_any().unbind()),
+            Err(err) => Err(latch(py, engine, err)),
+        }
+    }
+}
+
+#[pymethods]
+impl Core {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyAny>>) -> Self {
+        Core {
+            engine: Held::new(None),
+        }
+    }
+
+    /// `Engine.__init__`'s native half: the engine of the compiled grammar
+    /// `grammar`, the call context `ctx`, the reference text scanner
+    /// `scanner` built for them, and the options.
+    #[pyo3(signature = (grammar, ctx, scanner, reasoning_for, *, errors_as_text, max_call_chars, collapse, unknown_on_error, lanes, reasoning_calls, thought))]
+    #[allow(clippy::too_many_arguments)]
+    fn _native_start(
+        &self,
+        py: Python<'_>,
+        grammar: &Bound<'_, PyAny>,
+        ctx: &Bound<'_, PyAny>,
+        scanner: &Bound<'_, PyAny>,
+        reasoning_for: PyObject,
+        errors_as_text: bool,
+        max_call_chars: i64,
+        collapse: bool,
+        unknown_on_error: bool,
+        lanes: bool,
+        reasoning_calls: &str,
+        thought: bool,
+    ) -> PyResult<()> {
+        let reasoning_calls = match reasoning_calls {
+            "salvage" => ReasoningCalls::Salvage,
+            "ignore" => ReasoningCalls::Ignore,
+            _ => ReasoningCalls::Report,
+        };
+        let opts = Options {
+            errors_as_text,
+            max_call_chars,
+            collapse,
+            unknown_on_error,
+            lanes,
+            reasoning_calls,
+        };
+        let engine = catch_unwind(AssertUnwindSafe(|| {
+            Engine::new(py, grammar, ctx, scanner, reasoning_for, opts, thought)
+        }))
+        .unwrap_or_else(|p| Err(panicked(p)))?;
+        self.engine.set(py, Some(engine))
+    }
+
+    /// End of the stream: flush held text and finish (or fail) an open call.
+    fn close(slf: &Bound<'_, Self>) -> PyResult<PyObject> {
+        let py = slf.py();
+        let mut guard = slf.get().engine.borrow_mut(py)?;
+        let engine = guard.as_mut().ok_or_else(not_started)?;
+        if engine.broken.is_some() || engine.closed {
+            refuse(py, engine, PyString::new(py, "").as_any(), CLOSED_TWICE)?;
+        }
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            engine.close(py).map(|l| l.into_any().unbind())
+        }))
+        .unwrap_or_else(|p| Err(panicked(p)));
+        result.map_err(|err| latch(py, engine, err))
+    }
+
+    /// The grammar being read: `"auto"` until a call decides which (then its name).
+    #[getter]
+    fn grammar_name(&self, py: Python<'_>) -> PyResult<String> {
+        let guard = self.engine.borrow(py)?;
+        Ok(guard
+            .as_ref()
+            .ok_or_else(not_started)?
+            .grammar_name()
+            .to_owned())
+    }
+
+    /// (`grammar="auto"`) the grammar a call decided, or None while none has.
+    #[getter]
+    fn decided(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        let guard = self.engine.borrow(py)?;
+        Ok(guard.as_ref().ok_or_else(not_started)?.decided())
+    }
+
+    /// The lane armed for the next delta, or None (for tests and debugging).
+    #[getter]
+    fn lane(&self, py: Python<'_>) -> PyResult<Option<&'static str>> {
+        let guard = self.engine.borrow(py)?;
+        Ok(guard
+            .as_ref()
+            .ok_or_else(not_started)?
+            .lane
+            .as_ref()
+            .map(|l| l.kind.name()))
+    }
+
+    /// Stream position of the first character not yet in an event.
+    #[getter]
+    fn _offset(&self, py: Python<'_>) -> PyResult<i64> {
+        let guard = self.engine.borrow(py)?;
+        Ok(guard.as_ref().ok_or_else(not_started)?.offset)
+    }
+
+    /// The exception the parser is latched with, if any.
+    #[getter]
+    fn _broken(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
+        let guard = self.engine.borrow(py)?;
+        Ok(guard
+            .as_ref()
+            .ok_or_else(not_started)?
+            .broken
+            .as_ref()
+            .map(|b| b.clone_ref(py)))
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        if let Some(engine) = self.engine.traverse(&visit) {
+            if let Some(engine) = engine.as_ref() {
+                for object in engine.objects() {
+                    visit.call(object)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `Core.feed`, a `METH_O` method (see `shell::feed_o`: PyO3's own
+/// trampoline, no argument parsing).
+unsafe extern "C" fn feed_o(
+    slf: *mut pyo3::ffi::PyObject,
+    delta: *mut pyo3::ffi::PyObject,
+) -> *mut pyo3::ffi::PyObject {
+    unsafe { pyo3::impl_::trampoline::binaryfunc(slf, delta, feed_entry) }
+}
+
+unsafe fn feed_entry(
+    py: Python<'_>,
+    slf: *mut pyo3::ffi::PyObject,
+    delta: *mut pyo3::ffi::PyObject,
+) -> PyResult<*mut pyo3::ffi::PyObject> {
+    // (safe: both borrowed for the call; `slf` a Core, as the descriptor checked)
+    let (slf, delta) = unsafe {
+        (
+            pyo3::Borrowed::from_ptr(py, slf),
+            pyo3::Borrowed::from_ptr(py, delta),
+        )
+    };
+    let slf = unsafe { slf.downcast_unchecked::<Core>() };
+    Core::feed_body(slf, &delta).map(PyObject::into_ptr)
+}
+
+struct MethodDef(pyo3::ffi::PyMethodDef);
+
+// (safe: never written; read by CPython with the GIL held)
+unsafe impl Sync for MethodDef {}
+
+static FEED: MethodDef = MethodDef(pyo3::ffi::PyMethodDef {
+    ml_name: c"feed".as_ptr(),
+    ml_meth: pyo3::ffi::PyMethodDefPointer { PyCFunction: feed_o },
+    ml_flags: pyo3::ffi::METH_O,
+    ml_doc: c"feed($self, delta, /)\n--\n\nParse the next piece of model output; return the events it completes.".as_ptr(),
+});
+
+/// Give `Core` its `feed` (a method descriptor of the class, as `#[pymethods]` would).
+pub fn add_feed(core: &Bound<'_, pyo3::types::PyType>) -> PyResult<()> {
+    let py = core.py();
+    // (safe: the class is a type; FEED lives as long as the interpreter)
+    let descriptor = unsafe {
+        Bound::from_owned_ptr_or_err(
+            py,
+            pyo3::ffi::PyDescr_NewMethod(
+                core.as_ptr() as *mut pyo3::ffi::PyTypeObject,
+                &FEED.0 as *const pyo3::ffi::PyMethodDef as *mut pyo3::ffi::PyMethodDef,
+            ),
+        )?
+    };
+    core.setattr(intern!(py, "feed"), descriptor)
+}
