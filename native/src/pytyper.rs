@@ -1,0 +1,126 @@
+//! `toolparse._native.SchemaTyper`: the Python face of [`crate::typer`].
+//!
+//! A thin binding with the interface of
+//! `toolparse.coercion.inline.SchemaTyper` (the `ValueTyper` protocol of
+//! `toolparse.readers.json`), so that the Python JSON reader can drive
+//! either and `tests/test_native_typer.py` can compare them; the native
+//! reader calls the core directly. `issues` is a copy of the core's list,
+//! equal to the reference's; `root` and `max_depth` are read-only.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString};
+use pyo3::{PyTraverseError, PyVisit};
+
+use crate::shell::panicked;
+use crate::typer::{self, push_wide, py_of, wide_of, SchemaTyper};
+use crate::wide;
+
+/// `toolparse.coercion.inline.SchemaTyper`, native (see [`crate::typer`]).
+#[pyclass(module = "toolparse._native", name = "SchemaTyper")]
+pub struct PySchemaTyper {
+    core: SchemaTyper,
+}
+
+impl PySchemaTyper {
+    /// Run `f` on the core; a panic becomes a Python error.
+    fn run<R>(&mut self, f: impl FnOnce(&mut SchemaTyper) -> PyResult<R>) -> PyResult<R> {
+        let core = &mut self.core;
+        catch_unwind(AssertUnwindSafe(|| f(core))).unwrap_or_else(|p| Err(panicked(p)))
+    }
+}
+
+#[pymethods]
+impl PySchemaTyper {
+    /// `SchemaTyper(schema, *, max_depth=64)`; `cache=False` makes this typer
+    /// neither read nor fill the module-level caches (for tests).
+    #[new]
+    #[pyo3(signature = (schema, *, max_depth = 64, cache = true))]
+    fn new(py: Python<'_>, schema: PyObject, max_depth: usize, cache: bool) -> Self {
+        let mut core = SchemaTyper::new(py, schema, max_depth);
+        core.set_caching(cache);
+        PySchemaTyper { core }
+    }
+
+    #[getter]
+    fn root(&self, py: Python<'_>) -> PyObject {
+        self.core.root().clone_ref(py)
+    }
+
+    #[getter]
+    fn max_depth(&self) -> usize {
+        self.core.max_depth()
+    }
+
+    /// The issues reported so far (a new list each time).
+    #[getter]
+    fn issues<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.core.issues().iter().map(|i| i.clone_ref(py)))
+    }
+
+    /// A value begins with `first` (one character); True to receive it
+    /// whole in `finish_buffered`.
+    fn begin_value(&mut self, py: Python<'_>, first: &Bound<'_, PyString>) -> PyResult<bool> {
+        let first = wide_of(first);
+        let mut points = wide::chars(&first);
+        let (Some(c), None) = (points.next(), points.next()) else {
+            return Err(PyTypeError::new_err(
+                "begin_value takes one character (a value's first)",
+            ));
+        };
+        self.run(|core| core.begin_value_with(py, c))
+    }
+
+    /// An object key; False to drop that member.
+    fn key(&mut self, py: Python<'_>, key: &Bound<'_, PyString>) -> PyResult<bool> {
+        let key = wide_of(key);
+        self.run(|core| core.key_with(py, &key))
+    }
+
+    /// The next value is an item of the innermost array.
+    fn array_item(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.run(|core| core.array_item_with(py))
+    }
+
+    /// The innermost container that `begin_value` let stream has closed.
+    fn end_container(&mut self) -> PyResult<()> {
+        self.run(|core| core.end_container_with())
+    }
+
+    /// The canonical JSON of a value asked for whole; returns what to write instead.
+    fn finish_buffered<'py>(
+        &mut self,
+        py: Python<'py>,
+        canonical: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyString>> {
+        let mut text = Vec::new();
+        push_wide(&mut text, canonical);
+        let mut out = Vec::new();
+        self.run(|core| core.finish_buffered_with(py, &text, &mut out))?;
+        if out == text {
+            return Ok(canonical.clone()); // (an integer literal, as it is)
+        }
+        py_of(py, &out)
+    }
+
+    /// Empty the caches shared by all native typers.
+    #[staticmethod]
+    fn clear_caches() {
+        typer::clear_caches();
+    }
+
+    /// (plans cached, member lookups cached)
+    #[staticmethod]
+    fn cache_sizes() -> (usize, usize) {
+        typer::cache_sizes()
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        for object in self.core.objects() {
+            visit.call(object)?;
+        }
+        Ok(())
+    }
+}
