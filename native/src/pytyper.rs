@@ -11,11 +11,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString};
+use pyo3::types::{PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::shell::panicked;
-use crate::typer::{self, push_wide, py_of, wide_of, SchemaTyper};
+use crate::typer::{self, push_wide, py_of, wide_of, SchemaTyper, Scope};
 use crate::wide;
 
 /// `toolparse.coercion.inline.SchemaTyper`, native (see [`crate::typer`]).
@@ -115,6 +115,39 @@ impl PySchemaTyper {
     #[staticmethod]
     fn cache_sizes() -> (usize, usize) {
         typer::cache_sizes()
+    }
+
+    /// The typer's state, for the differential test: (frames as
+    /// `(kind, schema, path, count)`, the next value's `(kind, raw schema)`,
+    /// its path, the collected values as `(raw schema, path, integers)`),
+    /// kinds being "untouched", "none" or "schema" ("raw" for the next value).
+    fn _state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let state = self.core.state();
+        let mut frames = Vec::new();
+        for (scope, path, count) in state.frames {
+            let (kind, schema) = match scope {
+                Scope::Untouched => ("untouched", py.None()),
+                Scope::Absent => ("none", py.None()),
+                Scope::Schema(schema) => ("schema", schema.clone_ref(py)),
+            };
+            frames.push((kind, schema, py_of(py, path)?, count).into_pyobject(py)?);
+        }
+        let next = match state.next {
+            None => ("untouched", py.None()),
+            Some(raw) => ("raw", raw.map_or_else(|| py.None(), |r| r.clone_ref(py))),
+        };
+        let mut buffered = Vec::new();
+        for (raw, path, integers) in state.buffered {
+            let raw = raw.map_or_else(|| py.None(), |r| r.clone_ref(py));
+            buffered.push((raw, py_of(py, path)?, integers).into_pyobject(py)?);
+        }
+        (
+            PyList::new(py, frames)?,
+            next,
+            py_of(py, state.next_path)?,
+            PyList::new(py, buffered)?,
+        )
+            .into_pyobject(py)
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {

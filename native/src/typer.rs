@@ -275,6 +275,16 @@ struct Buffered {
     integers: bool,
 }
 
+/// A view of a [`SchemaTyper`]'s state (see [`SchemaTyper::state`]).
+pub struct State<'a> {
+    pub frames: Vec<(&'a Scope, &'a [u8], usize)>,
+    /// The next value's raw schema: None for `UNTOUCHED`, `Some(None)` for
+    /// Python's None.
+    pub next: Option<Option<&'a PyObject>>,
+    pub next_path: &'a [u8],
+    pub buffered: Vec<(Option<&'a PyObject>, &'a [u8], bool)>,
+}
+
 /// `toolparse.coercion.inline.SchemaTyper`: coerces one call's arguments
 /// inline, against the tool's parameters schema (see the module docs).
 ///
@@ -348,6 +358,31 @@ impl SchemaTyper {
             .chain(next)
             .chain(frames)
             .chain(self.buffered.iter().filter_map(|b| b.raw.as_ref()))
+    }
+
+    /// The typer's state, for comparing it with the reference's (tests):
+    /// each frame's scope, path and item count; the next value's raw schema
+    /// and path; each collected value's raw schema, path, and whether
+    /// integers stand.
+    pub fn state(&self) -> State<'_> {
+        State {
+            frames: self
+                .frames
+                .iter()
+                .map(|f| (&f.scope, f.path.as_slice(), f.count))
+                .collect(),
+            next: match &self.next_schema {
+                Next::Untouched => None,
+                Next::Absent => Some(None),
+                Next::Raw(raw) => Some(Some(raw)),
+            },
+            next_path: &self.next_path,
+            buffered: self
+                .buffered
+                .iter()
+                .map(|b| (b.raw.as_ref(), b.path.as_slice(), b.integers))
+                .collect(),
+        }
     }
 
     /// The plan of `raw` under this typer's root: cached, or asked of
