@@ -729,6 +729,73 @@ mod tests {
         assert_eq!(path("$", b"\xed\xa0\x80"), b"$[\"\xed\xa0\x80\"]");
     }
 
+    /// The Python interpreter with `toolparse` importable from this
+    /// checkout, or None (then the test is skipped: the crate's own units
+    /// need no Python).
+    fn python_with_toolparse() -> Option<()> {
+        pyo3::prepare_freethreaded_python();
+        Python::with_gil(|py| -> PyResult<()> {
+            let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../src");
+            py.import("sys")?
+                .getattr("path")?
+                .call_method1("insert", (0, src))?;
+            py.import("toolparse.coercion.inline").map(drop)
+        })
+        .map_err(|e| eprintln!("skipped: toolparse is not importable ({e})"))
+        .ok()
+    }
+
+    #[test]
+    fn drives_through_the_trait() {
+        if python_with_toolparse().is_none() {
+            return;
+        }
+        let schema = Python::with_gil(|py| {
+            py.eval(
+                c"{'type': 'object', 'properties': {'a': {'type': 'integer'}, \
+                   'b': {'type': 'string'}, 'c': {'type': 'array', 'items': True}}, \
+                   'additionalProperties': False}",
+                None,
+                None,
+            )
+            .map(Bound::unbind)
+        })
+        .expect("a schema");
+        let mut typer = Python::with_gil(|py| SchemaTyper::new(py, schema, 64));
+        let ch = |c: char| u32::from(c);
+        assert!(!typer.begin_value(ch('{')).unwrap());
+        assert!(typer.key(b"a").unwrap());
+        assert!(typer.begin_value(ch('"')).unwrap()); // (a string where an integer goes)
+        let mut out = Vec::new();
+        typer.finish_buffered(b"\"12\"", &mut out).unwrap();
+        assert_eq!(out, b"12");
+        assert!(typer.key(b"a").unwrap());
+        assert!(typer.begin_value(ch('7')).unwrap());
+        out.clear();
+        typer.finish_buffered(b"7", &mut out).unwrap(); // (an integer literal stands)
+        assert_eq!(out, b"7");
+        assert!(typer.key(b"b").unwrap());
+        assert!(!typer.begin_value(ch('"')).unwrap()); // (a plain string streams)
+        assert!(!typer.key(b"z z").unwrap()); // (forbidden: dropped)
+        assert!(typer.key(b"c").unwrap());
+        assert!(!typer.begin_value(ch('[')).unwrap());
+        typer.array_item().unwrap();
+        assert!(!typer.begin_value(ch('"')).unwrap()); // (items: true, untouched)
+        typer.end_container().unwrap();
+        assert_eq!(typer.state().next_path, b"$.c[0]");
+        typer.end_container().unwrap();
+        assert!(typer.end_container().is_err()); // (misuse: an IndexError, no panic)
+        let paths: Vec<String> = Python::with_gil(|py| {
+            typer
+                .issues()
+                .iter()
+                .map(|issue| issue.bind(py).getattr("path")?.extract::<String>())
+                .collect::<PyResult<_>>()
+        })
+        .unwrap();
+        assert_eq!(paths, ["$.a", "$[\"z z\"]"]);
+    }
+
     #[test]
     fn integer_literals() {
         for yes in [
