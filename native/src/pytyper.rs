@@ -14,8 +14,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
+use crate::calls_py::{push_wide, py_of, wide_of};
 use crate::shell::panicked;
-use crate::typer::{self, push_wide, py_of, wide_of, SchemaTyper, Scope};
+use crate::typer::{self, SchemaTyper, Scope};
 use crate::wide;
 
 /// `toolparse.coercion.inline.SchemaTyper`, native (see [`crate::typer`]).

@@ -34,12 +34,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use pyo3::exceptions::PyIndexError;
-use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBool, PyDict, PyList, PyModule, PyString};
 
+use crate::calls_py::{push_wide, py_of, wide_of};
 use crate::typing::ValueTyper;
 use crate::wide;
 
@@ -210,32 +210,6 @@ fn refs(py: Python<'_>) -> PyResult<&Refs> {
             inline: inline.unbind(),
         })
     })
-}
-
-/// A Python `str` as generalized UTF-8 (lossless: see [`crate::wide`]).
-pub fn wide_of(text: &Bound<'_, PyString>) -> Vec<u8> {
-    let mut out = Vec::new();
-    push_wide(&mut out, text);
-    out
-}
-
-/// Append a Python `str` as generalized UTF-8.
-pub fn push_wide(out: &mut Vec<u8>, text: &Bound<'_, PyString>) {
-    // SAFETY: `text` is a str and the GIL is held.
-    unsafe { crate::with_units!(text.as_ptr(), units => wide::push_units(out, units)) }
-}
-
-/// Generalized UTF-8 as a Python `str` (decoded with `surrogatepass`).
-pub fn py_of<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
-    // SAFETY: the pointer and length describe `bytes`; the GIL is held.
-    unsafe {
-        let obj = ffi::PyUnicode_DecodeUTF8(
-            bytes.as_ptr().cast(),
-            bytes.len() as ffi::Py_ssize_t,
-            c"surrogatepass".as_ptr(),
-        );
-        Ok(Bound::from_owned_ptr_or_err(py, obj)?.downcast_into_unchecked())
-    }
 }
 
 /// What the members of an open container are read against (`_Frame.schema`).
