@@ -251,11 +251,15 @@ struct Buffered {
 
 /// A view of a [`SchemaTyper`]'s state (see [`SchemaTyper::state`]).
 pub struct State<'a> {
+    /// Each open container's scope, path and items begun, outermost first.
     pub frames: Vec<(&'a Scope, &'a [u8], usize)>,
     /// The next value's raw schema: None for `UNTOUCHED`, `Some(None)` for
     /// Python's None.
     pub next: Option<Option<&'a PyObject>>,
+    /// The next value's path.
     pub next_path: &'a [u8],
+    /// Each value being collected: its raw schema (None: Python's None), its
+    /// path, and whether an integer literal stands as it is.
     pub buffered: Vec<(Option<&'a PyObject>, &'a [u8], bool)>,
 }
 
