@@ -39,6 +39,7 @@ pub mod calls_py;
 pub mod entities;
 pub mod events;
 pub mod held;
+pub mod json;
 pub mod lane;
 pub mod lexicon;
 pub mod markers;
