@@ -64,19 +64,19 @@ fn refs(py: Python<'_>) -> PyResult<&Refs> {
 }
 
 /// A Python `str` as generalized UTF-8 (lossless: see [`crate::wide`]).
-fn wide_of(text: &Bound<'_, PyString>) -> Vec<u8> {
+pub(crate) fn wide_of(text: &Bound<'_, PyString>) -> Vec<u8> {
     let mut out = Vec::new();
     push_wide(&mut out, text);
     out
 }
 
-fn push_wide(out: &mut Vec<u8>, text: &Bound<'_, PyString>) {
+pub(crate) fn push_wide(out: &mut Vec<u8>, text: &Bound<'_, PyString>) {
     // SAFETY: `text` is a str and the GIL is held.
     unsafe { crate::with_units!(text.as_ptr(), units => wide::push_units(out, units)) }
 }
 
 /// Generalized UTF-8 as a Python `str` (decoded with `surrogatepass`).
-fn py_of<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+pub(crate) fn py_of<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
     // SAFETY: the pointer and length describe `bytes`; the GIL is held.
     unsafe {
         let obj = ffi::PyUnicode_DecodeUTF8(
@@ -111,12 +111,12 @@ fn sole_string_of<'py>(
 }
 
 /// The core's [`Host`] over the Python `CallContext` (and the call's converter).
-struct PyHost<'a, 'py> {
-    py: Python<'py>,
-    ctx: &'a Bound<'py, PyAny>,
-    convert: Option<&'a Bound<'py, PyAny>>,
+pub(crate) struct PyHost<'a, 'py> {
+    pub(crate) py: Python<'py>,
+    pub(crate) ctx: &'a Bound<'py, PyAny>,
+    pub(crate) convert: Option<&'a Bound<'py, PyAny>>,
     /// The call's index and id, once started.
-    ids: &'a mut Option<(PyObject, PyObject)>,
+    pub(crate) ids: &'a mut Option<(PyObject, PyObject)>,
 }
 
 impl Host for PyHost<'_, '_> {
