@@ -416,15 +416,19 @@ impl<V, Ty: ValueTyper> JsonCall<V, Ty> {
         state.holding(&reader.slots_mut()[SCRATCH])
     }
 
-    /// (An envelope) The root keys that took the name and the arguments, and
-    /// the arguments' first character (0 until known).
-    pub fn envelope_keys(&self) -> Option<(Option<&[u8]>, Option<&[u8]>, u8)> {
-        let env = self.state.envelope.as_ref()?;
-        Some((
-            env.name_key.as_deref(),
-            env.args_key.as_deref(),
-            env.args_kind,
-        ))
+    /// (An envelope) The root key that took the name (`name_key`).
+    pub fn name_key(&self) -> Option<&[u8]> {
+        self.state.envelope.as_ref()?.name_key.as_deref()
+    }
+
+    /// (An envelope) The root key that took the arguments (`args_key`).
+    pub fn args_key(&self) -> Option<&[u8]> {
+        self.state.envelope.as_ref()?.args_key.as_deref()
+    }
+
+    /// (An envelope) The arguments' first character (`args_kind`; 0 until known).
+    pub fn args_kind(&self) -> u8 {
+        self.state.envelope.as_ref().map_or(0, |env| env.args_kind)
     }
 
     /// Python's `open_string() is not None`: inside a plain string of the

@@ -749,28 +749,24 @@ impl PyEnvelopeCall {
     #[getter]
     fn name_key<'py>(slf: PyRef<'py, Self>) -> PyResult<Option<Bound<'py, PyString>>> {
         let py = slf.py();
-        let keys = slf.as_super().core.envelope_keys();
-        keys.and_then(|(key, _, _)| key)
-            .map(|k| py_of(py, k))
-            .transpose()
+        let key = slf.as_super().core.name_key().map(|k| py_of(py, k));
+        key.transpose()
     }
 
     /// The root key that took the arguments (`args_key`).
     #[getter]
     fn args_key<'py>(slf: PyRef<'py, Self>) -> PyResult<Option<Bound<'py, PyString>>> {
         let py = slf.py();
-        let keys = slf.as_super().core.envelope_keys();
-        keys.and_then(|(_, key, _)| key)
-            .map(|k| py_of(py, k))
-            .transpose()
+        let key = slf.as_super().core.args_key().map(|k| py_of(py, k));
+        key.transpose()
     }
 
     /// The arguments' first character (`args_kind`: "" until known).
     #[getter]
     fn args_kind(slf: PyRef<'_, Self>) -> String {
-        match slf.as_super().core.envelope_keys() {
-            Some((_, _, kind)) if kind != 0 => char::from(kind).to_string(),
-            _ => String::new(),
+        match slf.as_super().core.args_kind() {
+            0 => String::new(),
+            kind => char::from(kind).to_string(),
         }
     }
 }
