@@ -476,3 +476,279 @@ impl<V, Ty: ValueTyper> JsonCall<V, Ty> {
         Ok((Ending::Call(arguments), Some(issues)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calls::{Coerced, Converted, Plan};
+
+    /// A typer that buffers numbers (writing them as strings) and logs keys.
+    #[derive(Debug, Default)]
+    struct Typer(Vec<String>);
+
+    impl ValueTyper for Typer {
+        type Error = String;
+        fn begin_value(&mut self, first: u32) -> Result<bool, String> {
+            Ok(char::from_u32(first).is_some_and(|c| c.is_ascii_digit()))
+        }
+        fn key(&mut self, key: &[u8]) -> Result<bool, String> {
+            self.0.push(String::from_utf8_lossy(key).into_owned());
+            Ok(true)
+        }
+        fn array_item(&mut self) -> Result<(), String> {
+            Ok(())
+        }
+        fn end_container(&mut self) -> Result<(), String> {
+            Ok(())
+        }
+        fn finish_buffered(&mut self, canonical: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+            out.push(b'"');
+            out.extend_from_slice(canonical);
+            out.push(b'"');
+            Ok(())
+        }
+    }
+
+    /// A host whose values are strings; tools `f` (coerced) and `g` (not).
+    #[derive(Default)]
+    struct Mock {
+        events: Vec<String>,
+    }
+
+    impl Host for Mock {
+        type Value = String;
+        type Error = String;
+        fn is_known(&mut self, name: &[u8]) -> Result<bool, String> {
+            Ok(name == b"f" || name == b"g")
+        }
+        fn start(&mut self, name: &[u8]) -> Result<(), String> {
+            self.events.push(format!("start {}", wide::lossy(name)));
+            Ok(())
+        }
+        fn delta(&mut self, piece: &[u8]) -> Result<(), String> {
+            self.events.push(wide::lossy(piece));
+            Ok(())
+        }
+        fn member_plan(&mut self, _: &[u8], _: &[u8], _: &String) -> Result<Plan<String>, String> {
+            Err("unused".into())
+        }
+        fn convert(&mut self, _: &str, _: &[u8]) -> Result<Converted<String>, String> {
+            Err("unused".into())
+        }
+        fn coerce_at(
+            &mut self,
+            _: String,
+            _: Option<&String>,
+            _: Option<&String>,
+            _: &[u8],
+        ) -> Result<Coerced<String>, String> {
+            Err("unused".into())
+        }
+        fn list(&mut self, _: Vec<String>) -> Result<String, String> {
+            Err("unused".into())
+        }
+        fn canonical_json(&mut self, _: &String, _: &mut Vec<u8>) -> Result<(), String> {
+            Err("unused".into())
+        }
+        fn coerce_json(&mut self, _: &str, _: &mut Vec<u8>) -> Result<(), String> {
+            Err("unused".into())
+        }
+        fn key_error(&mut self, _: &[u8]) -> String {
+            "unused".into()
+        }
+        fn none(&mut self) -> String {
+            "None".into()
+        }
+        fn loads(&mut self, text: &[u8]) -> Result<String, String> {
+            Ok(wide::lossy(text))
+        }
+        fn is_object(&mut self, value: &String) -> bool {
+            value.starts_with('{')
+        }
+        fn sole_string_of(&mut self, _: Option<&String>) -> Result<Option<String>, String> {
+            Err("unused".into())
+        }
+    }
+
+    impl JsonHost for Mock {
+        type Typer = Typer;
+        fn typer_for(&mut self, name: &[u8]) -> Result<Option<Typer>, String> {
+            Ok((name == b"f").then(Typer::default))
+        }
+        fn coerce_held(
+            &mut self,
+            name: &[u8],
+            held: &[u8],
+            out: &mut Vec<u8>,
+        ) -> Result<Option<String>, String> {
+            if name != b"f" {
+                return Ok(None);
+            }
+            out.extend_from_slice(b"{\"coerced\":");
+            out.extend_from_slice(held);
+            out.push(b'}');
+            Ok(Some("held issues".into()))
+        }
+        fn issues(
+            &mut self,
+            typer: Option<&Typer>,
+            extra: Option<&String>,
+        ) -> Result<String, String> {
+            Ok(match (typer, extra) {
+                (Some(typer), _) => format!("typer {:?}", typer.0),
+                (None, Some(extra)) => extra.clone(),
+                (None, None) => "()".into(),
+            })
+        }
+    }
+
+    type Call = JsonCall<String, Typer>;
+
+    fn envelope() -> Call {
+        JsonCall::envelope(
+            64,
+            vec![b"name".to_vec()],
+            vec![b"arguments".to_vec(), b"parameters".to_vec()],
+        )
+    }
+
+    fn units(text: &str) -> Vec<u32> {
+        text.chars().map(u32::from).collect()
+    }
+
+    /// Feed `pieces` one by one, flushing after each, as the block reader does.
+    fn read(call: &mut Call, host: &mut Mock, pieces: &[&str]) {
+        for piece in pieces {
+            let text = units(piece);
+            assert_eq!(call.feed(host, &text, 0), Ok(text.len()));
+            call.flush(host).unwrap();
+        }
+    }
+
+    fn outcome(call: &mut Call, host: &mut Mock) -> (String, Option<String>) {
+        let (ending, issues) = call.outcome(host).unwrap();
+        let ending = match ending {
+            Ending::Invalid(problem) => format!("invalid: {}", wide::lossy(&problem)),
+            Ending::Unknown(arguments) => format!("unknown: {arguments:?}"),
+            Ending::Call(arguments) => format!("call: {arguments:?}"),
+        };
+        (ending, issues)
+    }
+
+    #[test]
+    fn a_named_envelope_streams_its_arguments_through_the_typer() {
+        let (mut host, mut call) = (Mock::default(), envelope());
+        read(
+            &mut call,
+            &mut host,
+            &["{\"name\": \"f\", \"id\": 1, \"arguments\": {\"s\": \"a"],
+        );
+        assert!(call.state.started && call.state.streaming && call.string_opens());
+        read(&mut call, &mut host, &["b\", \"n\": 2}", "}"]);
+        assert!(call.done() && !call.string_opens());
+        assert_eq!(host.events, ["start f", "{\"s\":\"a", "b\",\"n\":\"2\"}"]);
+        assert_eq!(
+            outcome(&mut call, &mut host),
+            (
+                "call: Some(\"{\\\"s\\\":\\\"ab\\\",\\\"n\\\":\\\"2\\\"}\")".into(),
+                Some("typer [\"s\", \"n\"]".into())
+            )
+        );
+        assert_eq!(
+            (call.name_key(), call.args_key(), call.args_kind()),
+            (Some(&b"name"[..]), Some(&b"arguments"[..]), b'{')
+        );
+    }
+
+    #[test]
+    fn arguments_before_the_name_are_held_then_coerced_whole() {
+        let (mut host, mut call) = (Mock::default(), envelope());
+        read(
+            &mut call,
+            &mut host,
+            &["{\"arguments\": {\"n\": 1}, ", "\"name\": \"f\"}"],
+        );
+        assert_eq!(host.events, ["start f", "{\"coerced\":{\"n\":1}}"]);
+        let (ending, issues) = outcome(&mut call, &mut host);
+        assert!(ending.starts_with("call: "));
+        assert_eq!(issues.as_deref(), Some("held issues"));
+        // (a tool not coerced: what was held goes out as it was)
+        let (mut host, mut call) = (Mock::default(), envelope());
+        read(
+            &mut call,
+            &mut host,
+            &["{\"parameters\": {\"n\": 1}, \"name\": \"g\"}"],
+        );
+        assert_eq!(host.events, ["start g", "{\"n\":1}"]);
+        assert_eq!(outcome(&mut call, &mut host).1.as_deref(), Some("()"));
+    }
+
+    #[test]
+    fn arguments_given_as_a_json_string_are_decoded_once() {
+        let (mut host, mut call) = (Mock::default(), envelope());
+        read(
+            &mut call,
+            &mut host,
+            &[
+                "{\"name\": \"g\", \"arguments\": \"{\\\"a\\\": ",
+                "True}\"}",
+            ],
+        );
+        assert_eq!(host.events, ["start g", "{\"a\":true}"]);
+        for (text, problem) in [
+            (
+                "{\"name\": \"g\", \"arguments\": \"[1]\"}",
+                Some("the arguments are a string that is not a JSON object"),
+            ),
+            ("{\"name\": \"g\", \"arguments\": \" \\n \"}", None),
+            ("{\"name\": 5}", Some("the call's name is not a string: 5")),
+            (
+                "{\"name\": \"\"}",
+                Some("the call's name is not a string: \"\""),
+            ),
+            ("{\"arguments\": {}}", Some("the call object has no 'name'")),
+            (
+                "{\"name\": \"g\", \"arguments\": 5}",
+                Some("the arguments are not a JSON object: 5"),
+            ),
+        ] {
+            let (mut host, mut call) = (Mock::default(), envelope());
+            read(&mut call, &mut host, &[text]);
+            let (ending, _) = outcome(&mut call, &mut host);
+            match problem {
+                Some(problem) => assert_eq!(ending, format!("invalid: {problem}"), "{text}"),
+                None => assert_eq!(ending, "call: Some(\"{}\")", "{text}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_call_without_arguments_has_an_empty_object() {
+        let (mut host, mut call) = (Mock::default(), envelope());
+        read(&mut call, &mut host, &["{\"name\": \"g\"}"]);
+        assert_eq!(host.events, ["start g"]);
+        assert_eq!(outcome(&mut call, &mut host).0, "call: Some(\"{}\")");
+        assert_eq!(host.events, ["start g", "{}"]);
+    }
+
+    #[test]
+    fn a_json_args_call_is_announced_at_once() {
+        let mut host = Mock::default();
+        let mut call = JsonCall::json_args(&mut host, 64, b"f".to_vec()).unwrap();
+        assert_eq!(host.events, ["start f"]);
+        read(&mut call, &mut host, &["{\"x\": 3, \"y\": \"", "z\"}"]);
+        assert!(call.done() && call.typer().is_some());
+        assert_eq!(host.events, ["start f", "{\"x\":\"3\",\"y\":\"", "z\"}"]);
+        let mut unknown = JsonCall::json_args(&mut host, 64, b"zz".to_vec()).unwrap();
+        read(&mut unknown, &mut host, &["{}"]);
+        assert_eq!(
+            outcome(&mut unknown, &mut host),
+            ("unknown: Some(\"{}\")".into(), None)
+        );
+        let mut deep = JsonCall::json_args(&mut host, 1, b"g".to_vec()).unwrap();
+        let Err(ReadError::Syntax(e)) = deep.feed(&mut host, &units("{\"a\": [1]}"), 0) else {
+            panic!("read")
+        };
+        assert_eq!((e.index, e.reason()), (6, json::Reason::TooDeep));
+    }
+}
