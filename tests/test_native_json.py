@@ -443,8 +443,14 @@ def test_any_json_value_in_any_chunks(value: Any, data: st.DataObject) -> None:
     _compare_readers(text, data.draw(chunked(text)), 64, data.draw(st.one_of(st.none(), schemas())), False)
 
 
+_DECIMALS = st.from_regex(r"[+-]?[0-9]{0,25}\.?[0-9]{0,25}([eE][+-]?[0-9]{1,3})?", fullmatch=True)
+_FLOAT_TEXTS = st.tuples(st.floats(allow_nan=False, allow_infinity=False), st.integers(0, 20)).map(
+    lambda drawn: f"{drawn[0]:.{drawn[1]}e}"
+)
+
+
 @_SETTINGS
-@given(token=st.one_of(numbers, st.text(max_size=6)))
+@given(token=st.one_of(numbers, _DECIMALS, _FLOAT_TEXTS, st.text(max_size=6)))
 def test_canonical_numbers_are_pythons(token: str) -> None:
     assert _native.canonical_number(token) == _canonical_number(token)
 
