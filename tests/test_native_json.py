@@ -36,6 +36,7 @@ from toolparse.coercion.inline import SchemaTyper
 from toolparse.engine import native
 from toolparse.engine.calls import CallContext, EnvelopeCall, JsonArgsCall, Outcome
 from toolparse.events import ErrorReason
+from toolparse.readers import json as reference
 from toolparse.readers.json import STRING_RUN, JsonRewriter, JsonSyntaxError, _canonical_number, parse_value
 from toolparse.tools import Tool
 
@@ -453,6 +454,40 @@ _FLOAT_TEXTS = st.tuples(st.floats(allow_nan=False, allow_infinity=False), st.in
 @given(token=st.one_of(numbers, _DECIMALS, _FLOAT_TEXTS, st.text(max_size=6)))
 def test_canonical_numbers_are_pythons(token: str) -> None:
     assert _native.canonical_number(token) == _canonical_number(token)
+
+
+_SCANNED = st.text(
+    st.sampled_from([*"\"'\\:,}]<ab \t\r\nbfnrtu", "\x00", "\x1f", "\ud800", "\udfff", "é"]), max_size=12
+)
+
+
+@_SETTINGS
+@given(
+    pattern=st.sampled_from(["STRING_RUN", "_PLAIN_SQ", "_WHOLE_KEY", "_WHOLE_STRING"]),
+    text=st.one_of(
+        _SCANNED,
+        st.tuples(st.text("ab é", max_size=4), st.integers(254, 258), st.sampled_from([*":,}]<x", ""])).map(
+            lambda drawn: f'"{drawn[0]}"' + " " * drawn[1] + drawn[2]
+        ),
+    ),
+    data=st.data(),
+)
+def test_the_scanners_are_the_patterns(pattern: str, text: str, data: st.DataObject) -> None:
+    i = data.draw(st.one_of(st.just(0), st.integers(0, len(text))))
+    m = getattr(reference, pattern).match(text, i)
+    assert _native.json_match(pattern, text, i) == (None if m is None else m.end())
+
+
+def test_the_whole_token_patterns_look_past_256_spaces_at_most() -> None:
+    for spaces in range(250, 260):
+        for follower in [*":,}]<x", ""]:
+            text = '"ab"' + " " * spaces + follower
+            for pattern in ("_WHOLE_KEY", "_WHOLE_STRING"):
+                m = getattr(reference, pattern).match(text)
+                assert _native.json_match(pattern, text, 0) == (None if m is None else m.end()), (
+                    pattern,
+                    text,
+                )
 
 
 @pytest.mark.parametrize(

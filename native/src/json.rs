@@ -356,9 +356,11 @@ pub fn plain_run<T: Unit>(text: &[T], i: usize, single: bool) -> usize {
     }
 }
 
-/// `"[^"\\\x00-\x1f\ud800-\udfff]*"` at `i` (which holds the opening
-/// quote): the index of the closing quote.
+/// `"[^"\\\x00-\x1f\ud800-\udfff]*"` at `i`: the index of the closing quote.
 fn whole_body<T: Unit>(text: &[T], i: usize) -> Option<usize> {
+    if text.get(i).map(|&c| c.into()) != Some(QUOTE) {
+        return None;
+    }
     let mut j = i + 1;
     while j < text.len() {
         let c: u32 = text[j].into();
@@ -384,7 +386,7 @@ fn spaced<T: Unit>(text: &[T], mut k: usize, follows: impl Fn(u32) -> bool) -> O
 }
 
 /// `_WHOLE_KEY` at `i`: (the key's text, from..to; the index after the colon).
-fn whole_key<T: Unit>(text: &[T], i: usize) -> Option<(usize, usize, usize)> {
+pub fn whole_key<T: Unit>(text: &[T], i: usize) -> Option<(usize, usize, usize)> {
     let close = whole_body(text, i)?;
     let colon = spaced(text, close + 1, |c| c == u32::from(b':'))?;
     Some((i + 1, close, colon + 1))
@@ -392,7 +394,7 @@ fn whole_key<T: Unit>(text: &[T], i: usize) -> Option<(usize, usize, usize)> {
 
 /// `_WHOLE_STRING` at `i`: the index after its closing quote (what follows,
 /// `,}]<` after whitespace, is looked at but not taken).
-fn whole_string<T: Unit>(text: &[T], i: usize) -> Option<usize> {
+pub fn whole_string<T: Unit>(text: &[T], i: usize) -> Option<usize> {
     let close = whole_body(text, i)?;
     spaced(text, close + 1, |c| matches!(c, 0x2C | 0x7D | 0x5D | 0x3C))?;
     Some(close + 1)

@@ -14,6 +14,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -354,6 +355,28 @@ fn canonical_number<'py>(
     json::canonical_number(&token)
         .map(|n| py_of(py, &n))
         .transpose()
+}
+
+/// Where one of the reader's patterns, matched at `i` in `text`, ends
+/// (Python's `m.end()`; None: no match): `"STRING_RUN"`, `"_PLAIN_SQ"`,
+/// `"_WHOLE_KEY"` or `"_WHOLE_STRING"` (for the tests: the scanners are
+/// the patterns).
+#[pyfunction]
+fn json_match(pattern: &str, text: &Bound<'_, PyString>, i: usize) -> PyResult<Option<usize>> {
+    fn scan<T: crate::lexicon::Unit>(pattern: &str, text: &[T], i: usize) -> Option<Option<usize>> {
+        Some(match pattern {
+            _ if i > text.len() => None,
+            "STRING_RUN" => Some(json::plain_run(text, i, false)),
+            "_PLAIN_SQ" => Some(json::plain_run(text, i, true)),
+            "_WHOLE_KEY" => json::whole_key(text, i).map(|(_, _, end)| end),
+            "_WHOLE_STRING" => json::whole_string(text, i),
+            _ => return None,
+        })
+    }
+    let ptr = text.as_ptr();
+    // SAFETY: `text` is a str, alive for this call; the GIL is held.
+    let found = unsafe { crate::with_units!(ptr, units => scan(pattern, units, i)) };
+    found.ok_or_else(|| PyValueError::new_err(format!("no pattern named {pattern}")))
 }
 
 // -- the calls ------------------------------------------------------------------------------
@@ -839,5 +862,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<JsonCallArgs>()?;
     m.add_function(wrap_pyfunction!(parse_value, m)?)?;
     m.add_function(wrap_pyfunction!(canonical_number, m)?)?;
+    m.add_function(wrap_pyfunction!(json_match, m)?)?;
     Ok(())
 }
