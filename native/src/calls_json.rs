@@ -339,6 +339,16 @@ impl<V, Ty: ValueTyper> JsonCall<V, Ty> {
         Ok(call)
     }
 
+    /// The call has been announced (a `ToolCallStart` emitted).
+    pub fn started(&self) -> bool {
+        self.state.started
+    }
+
+    /// The tool's name, once known.
+    pub fn name(&self) -> Option<&[u8]> {
+        self.state.name.as_deref()
+    }
+
     /// An `EnvelopeCall` (not a `JsonArgsCall`).
     pub fn is_envelope(&self) -> bool {
         self.state.envelope.is_some()

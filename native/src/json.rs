@@ -720,6 +720,8 @@ impl<Ty: ValueTyper> JsonRewriter<Ty> {
                 i += 1;
                 if c == self.quote {
                     if self.kinds.is_empty() {
+                        // (as in Python, a root string ends at its first quote:
+                        // a quote is read as text only inside a container)
                         self.end_string(router)?;
                     } else {
                         self.pending_ws.clear();
@@ -729,7 +731,7 @@ impl<Ty: ValueTyper> JsonRewriter<Ty> {
                     self.escape = Escape::Backslash;
                     self.state = State::Escape;
                 } else {
-                    // a control character, or '"' inside a single-quoted string
+                    // a control character, a surrogate, or '"' inside a single-quoted string
                     self.emit_char(c);
                 }
                 continue;
@@ -782,6 +784,8 @@ impl<Ty: ValueTyper> JsonRewriter<Ty> {
                         self.scalar_len += j - i;
                         i = j;
                         if self.scalar_len > MAX_SCALAR {
+                            // (at the end of the run in this text, as Python's: where
+                            // the error is said to be depends on where the text was cut)
                             return Err(JsonSyntaxError::new(Problem::TooLong, i - 1).into());
                         }
                         if i == n {
@@ -1171,6 +1175,8 @@ impl<Ty: ValueTyper> JsonRewriter<Ty> {
                 key.to_vec()
             }
         };
+        // (keys are compared as canonical text, as in Python: two lone
+        // surrogates, both written U+FFFD, are the same key)
         let duplicate = self.keysets.last().is_some_and(|keys| keys.contains(&key));
         let dropped =
             duplicate || (self.typer_here() && !self.typer_do(|t| t.key(&decode(&key)))?);

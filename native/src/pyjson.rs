@@ -36,8 +36,8 @@ extern "C" {
     fn _PyUnicode_IsPrintable(ch: ffi::Py_UCS4) -> std::os::raw::c_int;
 }
 
-/// `chr(c).isprintable()`.
-fn printable(c: u32) -> bool {
+/// `chr(c).isprintable()`, as [`JsonSyntaxError::message`] needs it.
+pub fn printable(c: u32) -> bool {
     // SAFETY: a plain function of a code point (any u32 is read as one).
     unsafe { _PyUnicode_IsPrintable(c) != 0 }
 }
