@@ -35,6 +35,7 @@ macro_rules! with_units {
 }
 
 pub mod calls;
+pub mod calls_json;
 pub mod calls_py;
 pub mod ctx;
 pub mod engine;
@@ -42,12 +43,14 @@ pub mod entities;
 pub mod events;
 pub mod fast;
 pub mod held;
+pub mod json;
 pub mod lane;
 pub mod lexicon;
 pub mod machine;
 pub mod markers;
 pub mod pieces;
 pub mod pyengine;
+pub mod pyjson;
 pub mod pylexicon;
 pub mod pytext;
 pub mod pytyper;
@@ -80,6 +83,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     shell::add_feed(&m.py().get_type::<shell::Shell>())?;
     m.add_class::<tables::PyTables>()?;
     m.add_class::<pyvalue::PyValueReader>()?;
+    pyjson::register(m)?;
     m.add("STRING_RUN", shell::STRING_RUN)?;
     m.add("THOUGHT_WINDOW", shell::THOUGHT_WINDOW)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
