@@ -24,6 +24,7 @@ import dataclasses
 import importlib
 import itertools
 import json
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -448,10 +449,14 @@ _DECIMALS = st.from_regex(r"[+-]?[0-9]{0,25}\.?[0-9]{0,25}([eE][+-]?[0-9]{1,3})?
 _FLOAT_TEXTS = st.tuples(st.floats(allow_nan=False, allow_infinity=False), st.integers(0, 20)).map(
     lambda drawn: f"{drawn[0]:.{drawn[1]}e}"
 )
+# (floats whose exact value is a short decimal: where two shortest candidates may tie)
+_DYADIC = st.tuples(
+    st.integers(1, 2**53), st.integers(-8, 4), st.sampled_from(["", ".1f", ".2f", ".17g"])
+).map(lambda drawn: format(math.ldexp(drawn[0], drawn[1]), drawn[2]))
 
 
 @_SETTINGS
-@given(token=st.one_of(numbers, _DECIMALS, _FLOAT_TEXTS, st.text(max_size=6)))
+@given(token=st.one_of(numbers, _DECIMALS, _FLOAT_TEXTS, _DYADIC, st.text(max_size=6)))
 def test_canonical_numbers_are_pythons(token: str) -> None:
     assert _native.canonical_number(token) == _canonical_number(token)
 

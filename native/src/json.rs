@@ -493,23 +493,20 @@ pub fn canonical_number(token: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Python's `repr(value)` of a finite float: the shortest digits that read
-/// back to it, positional when the decimal point falls within
-/// `-4 < decpt <= 16`, else `d.ddde+XX` (at least two exponent digits).
+/// back to it (the closest such, a tie going to the even digit), positional
+/// when the decimal point falls within `-4 < decpt <= 16`, else `d.ddde+XX`
+/// (at least two exponent digits).
 pub fn float_repr(value: f64) -> String {
     let sign = if value.is_sign_negative() { "-" } else { "" };
     if value == 0.0 {
         return format!("{sign}0.0");
     }
-    // (Rust's `{:e}` writes the shortest round-trip digits, as Python's repr does)
-    let shortest = format!("{:e}", value.abs());
-    let (mantissa, exponent) = shortest.split_once('e').unwrap_or((&shortest, "0"));
-    let exponent: i64 = exponent.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let decpt = exponent + 1;
+    let (digits, decpt) = shortest_digits(value.abs());
     let count = digits.len() as i64;
     if decpt <= -4 || decpt > 16 {
         let (first, rest) = digits.split_at(1);
         let dot = if rest.is_empty() { "" } else { "." };
+        let exponent = decpt - 1;
         let esign = if exponent < 0 { '-' } else { '+' };
         format!("{sign}{first}{dot}{rest}e{esign}{:02}", exponent.abs())
     } else if decpt <= 0 {
@@ -519,6 +516,72 @@ pub fn float_repr(value: f64) -> String {
     } else {
         let (whole, fraction) = digits.split_at(decpt as usize);
         format!("{sign}{whole}.{fraction}")
+    }
+}
+
+/// The shortest decimal digits of a positive finite `value` that read back
+/// to it, and where the decimal point goes (`0.d1d2... * 10**decpt`), as
+/// CPython's `_Py_dg_dtoa` (mode 0) gives them.
+///
+/// Rust's `{:e}` gives the shortest digits too, and the closest of them, but
+/// breaks an exact tie between two equally close candidates upward where
+/// David Gay's code takes the even last digit: `2**49 + 0.25` is Python's
+/// `562949953421312.2`, Rust's `...312.3`. Such a tie is told exactly (with
+/// integers) and undone here.
+fn shortest_digits(value: f64) -> (String, i64) {
+    let shortest = format!("{value:e}");
+    let (mantissa, exponent) = shortest.split_once('e').unwrap_or((&shortest, "0"));
+    let exponent: i64 = exponent.parse().unwrap_or(0);
+    let mut digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let decpt = exponent + 1;
+    let last = digits.bytes().last().unwrap_or(b'0');
+    if last & 1 == 1 && digits.len() <= 17 {
+        // (at most 17 digits: the integers below fit a u64)
+        let upper: u64 = digits.parse().unwrap_or(0);
+        let lower = upper - 1; // (an odd last digit: no borrow)
+        let place = decpt - digits.len() as i64; // the last digit's power of ten
+        let lower_text = format!("{lower}e{place}");
+        if lower_text.parse::<f64>() == Ok(value) && is_midpoint(value, lower, place) {
+            digits.pop();
+            digits.push(char::from(last - 1));
+        }
+    }
+    (digits, decpt)
+}
+
+/// `value` is exactly `(lower + 1/2) * 10**place`.
+fn is_midpoint(value: f64, lower: u64, place: i64) -> bool {
+    // value = odd * 2**q exactly; the midpoint is n * 10**s with n = 10*lower + 5
+    // (odd) and s = place - 1, that is n * 5**s * 2**s: equal when q == s and
+    // the odd parts agree (n * 5**s == odd for s >= 0, n == odd * 5**-s else)
+    let bits = value.to_bits();
+    let field = ((bits >> 52) & 0x7FF) as i64;
+    let fraction = bits & ((1 << 52) - 1);
+    let (m, q) = if field == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1 << 52), field - 1075)
+    };
+    if m == 0 {
+        return false;
+    }
+    let zeros = m.trailing_zeros();
+    let (odd, q) = (u128::from(m >> zeros), q + i64::from(zeros));
+    let s = place - 1;
+    if q != s {
+        return false;
+    }
+    let Some(n) = u128::from(lower)
+        .checked_mul(10)
+        .and_then(|n| n.checked_add(5))
+    else {
+        return false;
+    };
+    let power = |k: i64| u32::try_from(k).ok().and_then(|k| 5u128.checked_pow(k));
+    if s >= 0 {
+        power(s).and_then(|p| n.checked_mul(p)) == Some(odd)
+    } else {
+        power(-s).and_then(|p| odd.checked_mul(p)) == Some(n)
     }
 }
 
@@ -1452,6 +1515,16 @@ mod tests {
             ("0.1", Some("0.1")),
             ("1E5", Some("100000.0")),
             ("1.e5", Some("100000.0")),
+            ("562949953421312.2", Some("562949953421312.2")),
+            ("562949953421312.25", Some("562949953421312.2")),
+            ("562949953421312.75", Some("562949953421312.8")),
+            ("1125899906842625.5", Some("1125899906842625.5")),
+            ("4503599627370496.5", Some("4503599627370496.0")),
+            ("9007199254740994", Some("9007199254740994")),
+            ("9007199254740994.0", Some("9007199254740994.0")),
+            ("1.8014398509481988e16", Some("1.8014398509481988e+16")),
+            ("5e-324", Some("5e-324")),
+            ("1.7976931348623157e308", Some("1.7976931348623157e+308")),
             ("1e400", None),
             ("", None),
             ("-", None),
