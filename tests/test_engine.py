@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 import pytest
 
 from support import calls_of, check_all, covered_text, run, text_of
@@ -25,8 +28,9 @@ CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool
 
 
 @pytest.fixture
-def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+def reads(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> list[str]:
     """The text of every read the engine's machine path makes (``Engine._run``), in order."""
+    from toolparse.engine import native
     from toolparse.engine.core import Engine
 
     texts: list[str] = []
@@ -37,6 +41,10 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         real_run(self, text, out, final)
 
     monkeypatch.setattr(Engine, "_run", counted_run)
+    if native.AVAILABLE:  # (the native engine's reads: it has no Python _run to patch)
+        core: Any = importlib.import_module("toolparse._native")
+        core._record_reads(texts)
+        request.addfinalizer(lambda: core._record_reads(None))
     return texts
 
 

@@ -130,7 +130,8 @@ def test_the_engines_agree_on_xml_entities_in_a_value(data: st.DataObject) -> No
 
 @needs_native
 def test_a_long_string_joins_its_run_alike() -> None:
-    # (past STRING_RUN deltas the string lane joins what it took: in Rust, a call back)
+    # (past STRING_RUN deltas the reference's string lane joins what it took; the
+    # native core appends each delta: the same raw text and arguments)
     head = '<tool_call>{"name": "f", "arguments": {"text": "'
     deltas = [head, *(["ab"] * (3 * native_string_run() + 5)), '"}}</tool_call> after']
     check_engines("hermes", deltas, tools=TOOLS)
@@ -160,7 +161,7 @@ def test_engine_python_runs_the_reference() -> None:
     assert type(parser).__name__ == "StreamParser"
     assert isinstance(parser, StreamParser) and isinstance(parser, Engine)
     if native.AVAILABLE:
-        assert not isinstance(parser, native_shell())
+        assert not isinstance(parser, native_core())
     assert parser.feed("hi") == [TextDelta("hi")]
 
 
@@ -171,7 +172,7 @@ def test_engine_native_runs_the_native_core() -> None:
     assert type(parser).__name__ == "StreamParser"
     assert type(parser).__qualname__ == "StreamParser"
     assert isinstance(parser, StreamParser) and isinstance(parser, Engine)
-    assert isinstance(parser, native_shell())
+    assert isinstance(parser, native_core())
     assert parser.feed("hi") == [TextDelta("hi")]
 
 
@@ -226,21 +227,27 @@ def native_module() -> Any:
     return importlib.import_module("toolparse._native")
 
 
-def native_shell() -> type:
-    shell: type = native_module().Shell
-    return shell
+def native_core() -> type:
+    core: type = native_module().Core
+    return core
 
 
 # -- (c) the constants the two engines share ------------------------------------------------------
 
 
 @needs_native
-def test_the_string_run_is_the_same_length() -> None:
-    from toolparse.engine.core import _RUN
+def test_the_engines_bounds_are_the_same() -> None:
+    from toolparse.engine import auto, core, value
 
-    assert native_module().STRING_RUN == _RUN
-    assert native_module().THOUGHT_WINDOW == THOUGHT_WINDOW
-    assert _RUN > 1
+    module = native_module()
+    assert module.THOUGHT_WINDOW == THOUGHT_WINDOW
+    assert (module.GATHER, module.GATHER_QUIET, module.WINDOW) == (
+        core._GATHER,
+        core._GATHER_QUIET,
+        core._WINDOW,
+    )
+    assert module.MAX_KEPT == value._MAX_KEPT
+    assert module.LOOKAHEAD == auto.LOOKAHEAD
 
 
 # -- (d) the error boundary -----------------------------------------------------------------------
@@ -269,11 +276,13 @@ class Bug(NamedTuple):
     bound: bool
     """The place is bound when the parser is built (a lane's sink or second
     look): the bug is planted before it is."""
+    native: str | None
+    """The same place in the native core (``Core._plant``), if it has one."""
 
 
 BUGS = [
-    Bug("full path", "hermes", {}, ["Hello there, "], (Engine, "_read"), ["<tool_call>"], False),
-    Bug("full path, first", "hermes", {}, [], (Engine, "_read"), ["Hello"], False),
+    Bug("full path", "hermes", {}, ["Hello there, "], (Engine, "_read"), ["<tool_call>"], False, "read"),
+    Bug("full path, first", "hermes", {}, [], (Engine, "_read"), ["Hello"], False, "read"),
     Bug(
         "reasoning sink",
         "hermes",
@@ -282,11 +291,30 @@ BUGS = [
         (Engine, "_to_reasoning"),
         [" more"],
         True,
+        "reasoning",
     ),
-    Bug("prefix lane", "hermes", {}, ["hi <tool"], (Engine, "_lengthens_prefix"), ["_ca"], True),
+    Bug("prefix lane", "hermes", {}, ["hi <tool"], (Engine, "_lengthens_prefix"), ["_ca"], True, "prefix"),
     # (a delta the native prefix lane cannot decide: handed to the reference's method)
-    Bug("prefix lane, handed over", "hermes", {}, ["hi <tool"], (Engine, "_lengthens_prefix"), ["\n"], True),
-    Bug("line start", "hermes", {}, ["Hello\n"], (TextScanner, "starts_ordinary_line"), ["world"], False),
+    Bug(
+        "prefix lane, handed over",
+        "hermes",
+        {},
+        ["hi <tool"],
+        (Engine, "_lengthens_prefix"),
+        ["\n"],
+        True,
+        "prefix",
+    ),
+    Bug(
+        "line start",
+        "hermes",
+        {},
+        ["Hello\n"],
+        (TextScanner, "starts_ordinary_line"),
+        ["world"],
+        False,
+        "line start",
+    ),
     Bug(
         "string piece",
         "hermes",
@@ -295,6 +323,7 @@ BUGS = [
         (Engine, "_string_piece"),
         [' a \\"time'],
         True,
+        "string piece",
     ),
     Bug(
         "value piece",
@@ -304,9 +333,19 @@ BUGS = [
         (Engine, "_string_piece"),
         [" a<b"],
         True,
+        "string piece",
     ),
-    Bug("value sink", "qwen3-coder", {"tools": TOOLS}, [QWEN_VALUE], (Engine, "_to_string"), [" and"], True),
-    Bug(  # (called back from the native feed once STRING_RUN deltas are taken)
+    Bug(
+        "value sink",
+        "qwen3-coder",
+        {"tools": TOOLS},
+        [QWEN_VALUE],
+        (Engine, "_to_string"),
+        [" and"],
+        True,
+        "value sink",
+    ),
+    Bug(  # (the reference joins a string's run past STRING_RUN deltas; the native core has no run)
         "string run",
         "hermes",
         {"tools": TOOLS},
@@ -314,8 +353,9 @@ BUGS = [
         (Engine, "_take_string_run"),
         ["x"] * 300,
         False,
+        None,
     ),
-    Bug("close", "hermes", {}, ["Hello <tool"], (Engine, "_end_of_stream"), [], False),
+    Bug("close", "hermes", {}, ["Hello <tool"], (Engine, "_end_of_stream"), [], False, "close"),
 ]
 BUG_IDS = [bug.name for bug in BUGS]
 
@@ -327,13 +367,20 @@ def _provoke(engine: str, bug: Bug) -> tuple[StreamParser, InternalParserError, 
     test is skipped for it there; the reference always reaches it.)"""
     owner, name = bug.where
     events: list[Any] = []
+    if engine == "native" and bug.native is None:
+        pytest.skip(f"{name} has no twin in the native core: no bug can be planted there")
     with pytest.MonkeyPatch.context() as patch:
-        if bug.bound:
+        if bug.bound and engine == "python":
             patch.setattr(owner, name, _boom)
         parser = StreamParser(bug.grammar, engine=engine, seed=1, **bug.options)
+        if bug.bound and engine == "native":
+            parser._plant(bug.native, Boom("injected"))  # type: ignore[attr-defined]
         for delta in bug.setup:
             events += parser.feed(delta)
-        patch.setattr(owner, name, _boom)
+        if engine == "python":
+            patch.setattr(owner, name, _boom)
+        else:
+            parser._plant(bug.native, Boom("injected"))  # type: ignore[attr-defined]
         calls: list[Callable[[], list[Any]]] = [functools.partial(parser.feed, delta) for delta in bug.after]
         calls.append(parser.close)
         for k, call in enumerate(calls):
@@ -341,9 +388,7 @@ def _provoke(engine: str, bug: Bug) -> tuple[StreamParser, InternalParserError, 
                 events += call()
             except InternalParserError as exc:
                 return parser, exc, k, events
-    if engine == "native":
-        pytest.skip(f"{name} is not called under the native core in this build: no bug can be planted there")
-    raise AssertionError(f"the bug planted in {name} was never reached")
+    raise AssertionError(f"the bug planted in {name} ({engine}) was never reached")
 
 
 @pytest.mark.parametrize("engine", BUILT)
@@ -377,6 +422,21 @@ def test_a_bug_inside_raises_alike_in_both_engines(bug: Bug) -> None:
 
 
 @needs_native
+def test_a_panic_in_the_native_core_latches_as_an_internal_error() -> None:
+    parser = StreamParser("hermes", engine="native", seed=1)
+    assert parser.feed("Hello ") == [TextDelta("Hello ")]
+    parser._plant("panic")  # type: ignore[attr-defined]
+    with pytest.raises(InternalParserError, match="panic in toolparse's native core") as raised:
+        parser.feed("<tool_call>")
+    assert isinstance(raised.value.__cause__, RuntimeError)
+    for again in (functools.partial(parser.feed, "x"), parser.close):
+        with pytest.raises(InternalParserError) as later:
+            again()
+        assert later.value is raised.value
+    assert parser.lane is None
+
+
+@needs_native
 def test_a_callers_mistake_mid_stream_latches_as_it_was_raised() -> None:
     # (an id_factory that returns no string: the caller's error, not an internal one)
     options: dict[str, Any] = {"tools": TOOLS, "id_factory": lambda index: index}
@@ -397,9 +457,14 @@ def test_an_interrupt_is_not_latched_by_either_engine() -> None:
             def interrupt(*_args: Any, **_kwargs: Any) -> Any:
                 raise KeyboardInterrupt
 
-            patch.setattr(Engine, "_read", interrupt)
+            if engine == "python":
+                patch.setattr(Engine, "_read", interrupt)
+            else:
+                parser._plant("read", KeyboardInterrupt())  # type: ignore[attr-defined]
             with pytest.raises(KeyboardInterrupt):
                 parser.feed("<tool_call>")
+            if engine == "native":
+                parser._plant("read")  # type: ignore[attr-defined]  # (taken away)
         seen.append([*parser.feed("there"), *parser.close()])
     assert seen[0] == seen[1]
 

@@ -21,7 +21,7 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use crate::calls::{Coerced, Converted, Ending, Host, MemberCall, Mode, Plan};
 use crate::events::call_delta_event;
-use crate::shell::panicked;
+use crate::pyengine::panicked;
 use crate::wide;
 
 /// The Python functions and classes the binding calls, looked up once.

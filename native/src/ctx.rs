@@ -51,8 +51,22 @@ pub type PropertyNames = Option<Rc<Vec<Vec<u32>>>>;
 /// A member's plan, kept: its schema, its mode, the issues it reports.
 type KeptPlan = Rc<(Option<PyObject>, Mode, Vec<PyObject>)>;
 
+/// Where calls' ids come from.
+enum IdSource {
+    /// `CallContext`'s default (`_random_ids`): random ids made here, from a
+    /// keyed SipHash of a counter (std's `RandomState` keys come from the
+    /// operating system's randomness): unpredictable, unique, no Python call.
+    Native {
+        keys: std::collections::hash_map::RandomState,
+        counter: u64,
+    },
+    /// A seed or an `id_factory`: the Python context makes them.
+    Python,
+}
+
 /// The native side of a `CallContext` (see the module docs).
 pub struct Ctx {
+    ids: IdSource,
     /// The Python `CallContext`.
     pub obj: PyObject,
     pub tools: Option<Tools>,
@@ -96,7 +110,20 @@ impl Ctx {
             }
             Some(Tools { names, by_name })
         };
+        let factory = obj.getattr(intern!(py, "_id_factory"))?;
+        let default = py
+            .import("toolparse.engine.calls")?
+            .getattr("_random_ids")?;
+        let ids = if factory.is(&default) {
+            IdSource::Native {
+                keys: std::collections::hash_map::RandomState::new(),
+                counter: 0,
+            }
+        } else {
+            IdSource::Python
+        };
         Ok(Ctx {
+            ids,
             obj: obj.clone().unbind(),
             tools,
             coerce: obj.getattr(intern!(py, "coerce"))?.is_truthy()?,
@@ -150,6 +177,39 @@ impl Ctx {
             .borrow_mut()
             .insert(name.to_vec(), read.clone());
         Ok(read)
+    }
+
+    /// `CallContext.start(name)`: give a new call its index and id and
+    /// announce it (its `ToolCallStart` appended to the events).
+    pub fn start(
+        &mut self,
+        py: Python<'_>,
+        name: &Bound<'_, PyString>,
+    ) -> PyResult<(PyObject, PyObject)> {
+        let IdSource::Native { keys, counter } = &mut self.ids else {
+            let started = self
+                .obj
+                .bind(py)
+                .call_method1(intern!(py, "start"), (name,))?;
+            return started.extract();
+        };
+        use std::hash::{BuildHasher, Hasher};
+        let obj = self.obj.bind(py);
+        let index = obj.getattr(intern!(py, "next_index"))?;
+        obj.setattr(intern!(py, "next_index"), index.add(1)?)?;
+        let word = |salt: u64| {
+            let mut hasher = keys.build_hasher();
+            hasher.write_u64(*counter);
+            hasher.write_u64(salt);
+            hasher.finish()
+        };
+        let (high, low) = (word(0), word(1));
+        *counter += 1;
+        // "call_" + 24 hex digits (96 bits), as `_random_ids` writes them
+        let id = format!("call_{:016x}{:08x}", high, low >> 32);
+        let id = PyString::new(py, &id).into_any();
+        self.emit(py, events::call_start(py, &index, &id, name)?)?;
+        Ok((index.unbind(), id.unbind()))
     }
 
     /// Append `event` to the events of the read in progress.
@@ -276,14 +336,9 @@ impl Host for CallHost<'_, '_> {
     fn start(&mut self, name: &[u8]) -> PyResult<()> {
         let py = self.py;
         let name = py_of(py, name)?;
-        // (the Python context numbers the calls and makes their ids; its
-        // `out` is this read's list, so the ToolCallStart lands in order)
-        let started = self
-            .ctx
-            .obj
-            .bind(py)
-            .call_method1(intern!(py, "start"), (name,))?;
-        *self.ids = Some(started.extract()?);
+        // (the Python context numbers the calls; its `out` is this read's
+        // list, so a ToolCallStart it makes lands in order)
+        *self.ids = Some(self.ctx.start(py, &name)?);
         Ok(())
     }
 
@@ -394,6 +449,64 @@ impl Host for CallHost<'_, '_> {
 
     fn sole_string_of(&mut self, root: Option<&PyObject>) -> PyResult<Option<PyObject>> {
         sole_string_of(self.py, root.map(|root| root.bind(self.py)))
+    }
+}
+
+impl crate::calls_json::JsonHost for CallHost<'_, '_> {
+    type Typer = crate::typer::SchemaTyper;
+
+    fn typer_for(&mut self, name: &[u8]) -> PyResult<Option<Self::Typer>> {
+        // (`CallContext.typer_for`)
+        if !self.ctx.coerce {
+            return Ok(None);
+        }
+        let py = self.py;
+        let max_depth = self.ctx.max_depth;
+        Ok(self
+            .ctx
+            .schema_of(name)
+            .map(|schema| crate::typer::SchemaTyper::new(py, schema.clone_ref(py), max_depth)))
+    }
+
+    fn coerce_held(
+        &mut self,
+        name: &[u8],
+        held: &[u8],
+        out: &mut Vec<u8>,
+    ) -> PyResult<Option<PyObject>> {
+        let py = self.py;
+        if !self.ctx.coerce {
+            return Ok(None);
+        }
+        let Some(schema) = self.ctx.schema_of(name).map(|s| s.clone_ref(py)) else {
+            return Ok(None);
+        };
+        let refs = refs(py)?;
+        let value = loads(py, held)?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item(intern!(py, "max_depth"), self.ctx.max_depth)?;
+        let coerced = refs.coerce.bind(py).call((value, schema), Some(&kwargs))?;
+        let canonical = refs
+            .canonical_json
+            .bind(py)
+            .call1((coerced.getattr(intern!(py, "value"))?,))?;
+        push_wide(out, canonical.downcast::<PyString>()?);
+        Ok(Some(coerced.getattr(intern!(py, "issues"))?.unbind()))
+    }
+
+    fn issues(
+        &mut self,
+        typer: Option<&Self::Typer>,
+        extra: Option<&PyObject>,
+    ) -> PyResult<PyObject> {
+        let py = self.py;
+        Ok(match (typer, extra) {
+            (Some(typer), _) => PyTuple::new(py, typer.issues().iter().map(|i| i.clone_ref(py)))?
+                .into_any()
+                .unbind(),
+            (None, Some(extra)) => extra.clone_ref(py),
+            (None, None) => PyTuple::empty(py).into_any().unbind(),
+        })
     }
 }
 

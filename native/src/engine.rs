@@ -40,7 +40,7 @@ pub const GATHER: i64 = 64;
 /// The same where nothing streams (`_GATHER_QUIET`).
 pub const GATHER_QUIET: i64 = 4096;
 /// The least of a large delta a block is given at a time (`_WINDOW`).
-const WINDOW: usize = 4096;
+pub const WINDOW: usize = 4096;
 /// Reasoning kept for a call in unclosed reasoning (`thought.WINDOW`).
 pub const THOUGHT_WINDOW: usize = 65_536;
 
@@ -137,6 +137,37 @@ pub struct Engine {
     pub string: Option<crate::fast::StringLane>,
     pub kept: Vec<u32>,
     pub first_characters: bool,
+    /// (tests) a bug planted at a named place: the exception it raises there
+    /// (see `Core._plant`).
+    pub planted: Option<(String, PyObject)>,
+}
+
+/// (tests) A Python list that every read's text is appended to (see
+/// `_native._record_reads`): the reference's tests count reads by patching
+/// `Engine._run`, which the native engine never calls.
+static READS: std::sync::Mutex<Option<PyObject>> = std::sync::Mutex::new(None);
+static RECORDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Record every read's text in `reads` (None: stop).
+pub fn record_reads(reads: Option<PyObject>) {
+    RECORDING.store(reads.is_some(), std::sync::atomic::Ordering::Relaxed);
+    let old = std::mem::replace(&mut *READS.lock().unwrap_or_else(|e| e.into_inner()), reads);
+    drop(old);
+}
+
+fn recorded(py: Python<'_>, text: &[u32]) -> PyResult<()> {
+    if !RECORDING.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(());
+    }
+    let reads = READS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .map(|r| r.clone_ref(py));
+    if let Some(reads) = reads {
+        reads.bind(py).call_method1("append", (pystr(py, text)?,))?;
+    }
+    Ok(())
 }
 
 /// `text[a:b]` as Python slices it (negative bounds from the end, clamped).
@@ -256,6 +287,7 @@ fn native_scanner(
         answer: scanner.getattr("_answer")?.is_truthy()?,
         prelude: scanner.getattr("_prelude")?.is_truthy()?,
         absorb: scanner.getattr("_absorb")?.is_truthy()?,
+        newline: None,
     };
     Ok((core, text_lexicons, code_lexicons))
 }
@@ -346,6 +378,7 @@ impl Engine {
             string: None,
             kept: Vec::new(),
             first_characters: false,
+            planted: None,
         };
         engine.answered = engine.grammar.start.is_none();
         if let Some(start) = engine.grammar.start.clone() {
@@ -367,6 +400,18 @@ impl Engine {
             objects.push(&string.id);
         }
         objects
+    }
+
+    /// (tests) raise the bug planted at `place`, if any; a planted `"panic"`
+    /// panics (the boundary must make it an `InternalParserError`).
+    pub fn bug(&self, py: Python<'_>, place: &str) -> PyResult<()> {
+        match &self.planted {
+            Some((at, exc)) if at == place => Err(PyErr::from_value(exc.bind(py).clone())),
+            Some((at, _)) if at == "panic" && place == "read" => {
+                panic!("a panic planted by a test")
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The grammar being read.
@@ -429,6 +474,7 @@ impl Engine {
         mut delta: Vec<u32>,
         after_lane: bool,
     ) -> PyResult<Bound<'py, PyList>> {
+        self.bug(py, "read")?;
         if after_lane {
             self.lane = None;
             self.closes_once = false;
@@ -476,6 +522,7 @@ impl Engine {
         }
         let high: Vec<u32> = self.high_surrogate.take().into_iter().collect();
         self.run(py, high, &out, true)?;
+        self.bug(py, "close")?;
         self.end_of_stream(py, &out)?;
         if self.thought.as_ref().is_some_and(|t| !t.is_empty()) && self.scanner.in_reasoning() {
             self.calls_in_thought(py, &out)?;
@@ -508,6 +555,8 @@ impl Engine {
     ) -> PyResult<()> {
         // (where calls announce themselves and stream their arguments)
         self.set_out(py, out)?;
+        recorded(py, &delta)?;
+        self.scanner.forget_text();
         let mut text = if self.held.is_empty() {
             delta
         } else {
@@ -645,6 +694,7 @@ impl Engine {
                 if !leftover.is_empty() {
                     // raw read past the block's end (a cut): read it again as output
                     let (t, k) = rewound(text, i, leftover);
+                    self.scanner.forget_text();
                     text = t;
                     i = k;
                     n = text.len();
@@ -923,12 +973,8 @@ impl Engine {
                 // (the AI SDK middleware's behaviour) a forced answer that is not a
                 // call becomes a call named "unknown" with {} arguments
                 self.set_out(py, out)?;
-                let started = self
-                    .ctx
-                    .obj
-                    .bind(py)
-                    .call_method1(intern!(py, "start"), ("unknown",))?;
-                let (index, call_id): (Bound<'_, PyAny>, Bound<'_, PyAny>) = started.extract()?;
+                let (index, call_id) = self.ctx.start(py, &PyString::new(py, "unknown"))?;
+                let (index, call_id) = (index.into_bound(py), call_id.into_bound(py));
                 out.append(events::call_delta_event(
                     py,
                     &index,

@@ -9,7 +9,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::PyType;
+use pyo3::types::{PyList, PyType};
 
 struct EventClass {
     class: Py<PyType>,
@@ -133,42 +133,15 @@ fn build(py: Python<'_>, class: &EventClass, values: &[&Bound<'_, PyAny>]) -> Py
 }
 
 /// `[event]`.
-fn alone(py: Python<'_>, event: PyObject) -> PyResult<PyObject> {
+pub fn alone(py: Python<'_>, event: PyObject) -> PyResult<Bound<'_, PyList>> {
     unsafe {
         let list = ffi::PyList_New(1);
         if list.is_null() {
             return Err(PyErr::fetch(py));
         }
         ffi::PyList_SET_ITEM(list, 0, event.into_ptr()); // (steals the reference)
-        Ok(PyObject::from_owned_ptr(py, list))
+        Ok(Bound::from_owned_ptr(py, list).downcast_into_unchecked())
     }
-}
-
-/// `[TextDelta(text)]`.
-pub fn text_delta(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-    alone(py, build(py, &classes(py)?.text, &[text])?)
-}
-
-/// `[ReasoningDelta(text, raw)]`.
-pub fn reasoning_delta(
-    py: Python<'_>,
-    text: &Bound<'_, PyAny>,
-    raw: &Bound<'_, PyAny>,
-) -> PyResult<PyObject> {
-    alone(py, build(py, &classes(py)?.reasoning, &[text, raw])?)
-}
-
-/// `[ToolCallDelta(index, id, arguments_delta)]`.
-pub fn call_delta(
-    py: Python<'_>,
-    index: &Bound<'_, PyAny>,
-    id: &Bound<'_, PyAny>,
-    arguments_delta: &Bound<'_, PyAny>,
-) -> PyResult<PyObject> {
-    alone(
-        py,
-        build(py, &classes(py)?.call_delta, &[index, id, arguments_delta])?,
-    )
 }
 
 /// `ToolCallDelta(index, id, arguments_delta)`, alone (not in a list).

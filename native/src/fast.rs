@@ -140,7 +140,7 @@ pub struct StringLane {
 fn all_printable<T: Unit>(units: &[T]) -> bool {
     units.iter().all(|&u| {
         let c: u32 = u.into();
-        (0x20..0x7F).contains(&c) || (c > 0x7F && crate::lane::is_printable(c))
+        (0x20..0x7F).contains(&c) || (c > 0x7F && crate::scan::is_printable(c))
     })
 }
 
@@ -230,8 +230,8 @@ pub enum Taken<'py> {
     Read(bool),
 }
 
-fn one<'py>(py: Python<'py>, event: PyObject) -> PyResult<Bound<'py, PyList>> {
-    PyList::new(py, [event])
+fn one(py: Python<'_>, event: PyObject) -> PyResult<Bound<'_, PyList>> {
+    events::alone(py, event)
 }
 
 impl Engine {
@@ -471,6 +471,7 @@ impl Engine {
         py: Python<'py>,
         delta: &Bound<'py, PyString>,
     ) -> PyResult<Option<Bound<'py, PyList>>> {
+        self.bug(py, "line start")?;
         let first = points_of(delta).first().copied();
         if !self.scanner.starts_ordinary_line(first) {
             return Ok(None);
@@ -536,6 +537,7 @@ impl Engine {
         py: Python<'py>,
         delta: &Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyList>> {
+        self.bug(py, "reasoning")?;
         self.offset += delta.len()? as i64;
         if self.thought.is_some() {
             self.keep_thought(&points_of(delta));
@@ -581,6 +583,7 @@ impl Engine {
         py: Python<'py>,
         delta: &Bound<'py, PyString>,
     ) -> PyResult<Option<Bound<'py, PyList>>> {
+        self.bug(py, "prefix")?;
         let points = points_of(delta);
         let mut prefix = self.prefix.clone();
         prefix.extend_from_slice(&points);
@@ -684,6 +687,7 @@ impl Engine {
         py: Python<'py>,
         delta: &Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyList>> {
+        self.bug(py, "value sink")?;
         let points = points_of(delta);
         if points
             .iter()
@@ -705,6 +709,7 @@ impl Engine {
         py: Python<'py>,
         delta: &Bound<'py, PyString>,
     ) -> PyResult<Option<Bound<'py, PyList>>> {
+        self.bug(py, "string piece")?;
         let value = self.string.as_ref().is_some_and(|s| s.value);
         let delta_points = points_of(delta);
         let mut text = self.kept.clone();

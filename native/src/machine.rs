@@ -22,6 +22,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use crate::calls::{Ending, Host, MemberCall};
+use crate::calls_json::JsonCall;
 use crate::calls_py::py_of;
 use crate::ctx::{CallHost, Convert, Ctx, Ids, Outcome, PointNames, PropertyNames};
 use crate::lexicon::{Name, Names, TagContext};
@@ -29,6 +30,7 @@ use crate::pylexicon::name_of;
 use crate::regions::Reader;
 use crate::rt::{BlockRt, Kind, OpenerRt, RegionRt};
 use crate::tables::{Reason, Step, TO_BEFORE, TO_END, TO_FAIL, TO_REJECT};
+use crate::typer::SchemaTyper;
 use crate::value::ValueReader;
 use crate::wide;
 
@@ -39,23 +41,43 @@ pub fn wide_of_points(points: &[u32]) -> Vec<u8> {
     out
 }
 
+/// A JSON call (`EnvelopeCall` or `JsonArgsCall`), with the native typer.
+pub type JsonCallRt = JsonCall<PyObject, SchemaTyper>;
+
 /// The call being read, of the kind its block makes.
 pub enum Call {
     /// Named text members (`MemberCall`).
-    Member(MemberCall<PyObject>),
+    Member(Box<MemberCall<PyObject>>),
+    /// A JSON object: an envelope of name and arguments, or the arguments.
+    Json(Box<JsonCallRt>),
 }
 
 impl Call {
     pub fn started(&self) -> bool {
         match self {
             Call::Member(c) => c.started,
+            Call::Json(c) => c.started(),
+        }
+    }
+
+    /// The call's name (generalized UTF-8; None: not known yet).
+    pub fn wide_name(&self) -> Option<&[u8]> {
+        match self {
+            Call::Member(c) => Some(&c.name),
+            Call::Json(c) => c.name(),
         }
     }
 
     /// The call's name, as code points (None: not known yet).
     pub fn name(&self) -> Option<Vec<u32>> {
+        self.wide_name().map(|n| wide::chars(n).collect())
+    }
+
+    /// The call's argument text flushed so far.
+    pub fn args_mut(&mut self) -> &mut crate::pieces::Pieces {
         match self {
-            Call::Member(c) => Some(wide::chars(&c.name).collect()),
+            Call::Member(c) => &mut c.args,
+            Call::Json(c) => &mut c.state.args,
         }
     }
 }
@@ -139,6 +161,13 @@ pub struct View<'a, 'py> {
     tools: Option<PointNames<'a>>,
     properties: OnceCell<PropertyNames>,
     error: RefCell<Option<PyErr>>,
+}
+
+impl Env<'_, '_> {
+    /// The stream's `max_depth`.
+    pub fn ctx_max_depth(&self) -> usize {
+        self.ctx.max_depth
+    }
 }
 
 impl<'a, 'py> View<'a, 'py> {
@@ -420,6 +449,14 @@ impl Machine {
                 }
                 true
             }
+            Kind::JsonCalls { .. } if self.in_body() => match &slot.call {
+                Call::Json(c) if c.string_opens() => false,
+                _ => return None,
+            },
+            Kind::JsonArgs { .. } => match &slot.call {
+                Call::Json(c) if c.string_opens() => false,
+                _ => return None,
+            },
             _ => return None,
         };
         Some(crate::fast::StringLane {
@@ -434,9 +471,7 @@ impl Machine {
     /// string lane's text, already streamed as a delta).
     pub fn append_args(&mut self, piece: &[u8]) {
         if let Some(slot) = self.slot.as_mut() {
-            match &mut slot.call {
-                Call::Member(c) => c.args.append(piece),
-            }
+            slot.call.args_mut().append(piece);
         }
     }
 
@@ -603,6 +638,7 @@ impl Machine {
     pub(crate) fn flush(&mut self, env: &mut Env<'_, '_>) -> PyResult<()> {
         self.with_call(env, |call, host| match call {
             Call::Member(c) => c.flush(host),
+            Call::Json(c) => c.flush(host),
         })?;
         Ok(())
     }
@@ -789,7 +825,7 @@ impl Machine {
         let call = MemberCall::new(&mut host, name, root, schemaless, self.block.literal)?;
         let serial = self.next_serial();
         self.slot = Some(CallSlot {
-            call: Call::Member(call),
+            call: Call::Member(Box::new(call)),
             ids,
             convert,
             serial,
@@ -820,6 +856,7 @@ impl Machine {
                 }
                 Ok(streams)
             }
+            Call::Json(_) => Ok(true),
         })?;
         self.streams = streams.unwrap_or(true);
         Ok(())
@@ -829,6 +866,7 @@ impl Machine {
         if self.key.is_some() {
             self.with_call(env, |call, host| match call {
                 Call::Member(c) => c.end(host),
+                Call::Json(_) => Ok(()),
             })?;
         }
         self.key = None;
@@ -850,6 +888,7 @@ impl Machine {
         }
         self.with_call(env, |call, host| match call {
             Call::Member(c) => c.close(host),
+            Call::Json(_) => Ok(()), // (the base's hook: nothing owed)
         })?;
         self.complete(env, pos)
     }
@@ -931,7 +970,7 @@ impl Machine {
         Ok(Outcome::error(None, name, reason, message))
     }
 
-    fn unfinished(&mut self, env: &mut Env<'_, '_>, message: &str) -> PyResult<()> {
+    pub(crate) fn unfinished(&mut self, env: &mut Env<'_, '_>, message: &str) -> PyResult<()> {
         self.error = Some(self.now(env, Reason::UnfinishedCall, message.as_bytes().to_vec())?);
         self.drop_call();
         Ok(())
@@ -989,8 +1028,9 @@ pub fn points_str<'py>(py: Python<'py>, points: &[u32]) -> PyResult<PyObject> {
 }
 
 fn call_name_object(py: Python<'_>, call: &Call) -> PyResult<Option<PyObject>> {
-    match call {
-        Call::Member(c) => Ok(Some(py_of(py, &c.name)?.into_any().unbind())),
+    match call.wide_name() {
+        Some(name) => Ok(Some(py_of(py, name)?.into_any().unbind())),
+        None => Ok(None),
     }
 }
 
@@ -1026,6 +1066,18 @@ fn call_outcome(env: &mut Env<'_, '_>, slot: &mut CallSlot, end: Option<i64>) ->
             let issues: Vec<PyObject> = c.extra_issues().iter().map(|i| i.clone_ref(py)).collect();
             (ending, issues)
         }
+        Call::Json(c) => {
+            let (ending, issues) = c.outcome(&mut host)?;
+            let issues = match issues {
+                Some(tuple) => tuple
+                    .bind(py)
+                    .try_iter()?
+                    .map(|i| i.map(Bound::unbind))
+                    .collect::<PyResult<Vec<_>>>()?,
+                None => Vec::new(),
+            };
+            (ending, issues)
+        }
     };
     let _ = host.none();
     match ending {
@@ -1053,9 +1105,11 @@ fn call_outcome(env: &mut Env<'_, '_>, slot: &mut CallSlot, end: Option<i64>) ->
                 outcome.id = Some(id.clone_ref(py));
             }
             outcome.issues = issues;
-            let wide_name = match &slot.call {
-                Call::Member(c) => c.name.clone(),
-            };
+            let wide_name = slot
+                .call
+                .wide_name()
+                .map(<[u8]>::to_vec)
+                .unwrap_or_default();
             if let Some(tool) = env.ctx.tool(&wide_name) {
                 if tool.model {
                     let arguments = arguments

@@ -19,7 +19,6 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use crate::engine::{Engine, Options, ReasoningCalls};
 use crate::held::Held;
-use crate::shell::panicked;
 
 const FINISHED: &str = "feed() called after close(): this parser is finished";
 const CLOSED_TWICE: &str = "close() called twice: this parser is already closed";
@@ -95,6 +94,19 @@ fn latch(py: Python<'_>, engine: &mut Engine, err: PyErr) -> PyErr {
         }
         Err(e) => e,
     }
+}
+
+/// A panic caught at a boundary, as the exception the latch makes an
+/// `InternalParserError` of.
+pub(crate) fn panicked(payload: Box<dyn std::any::Any + Send>) -> PyErr {
+    let message = if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic".to_owned()
+    };
+    PyRuntimeError::new_err(format!("panic in toolparse's native core: {message}"))
 }
 
 fn not_started() -> PyErr {
@@ -234,6 +246,21 @@ impl Core {
             .map(|b| b.clone_ref(py)))
     }
 
+    /// (tests) Plant a bug: from now on, the native engine raises `exc` when
+    /// it reaches `place` ("read", "close", "reasoning", "prefix", "line
+    /// start", "string piece", "value sink"; or "panic": a Rust panic where
+    /// it reads). None takes it away. For the tests of the error boundary
+    /// only: the native core has no Python method to patch.
+    #[pyo3(signature = (place, exc = None))]
+    fn _plant(&self, py: Python<'_>, place: &str, exc: Option<PyObject>) -> PyResult<()> {
+        let mut guard = self.engine.borrow_mut(py)?;
+        let engine = guard.as_mut().ok_or_else(not_started)?;
+        engine.planted = exc
+            .map(|exc| (place.to_owned(), exc))
+            .or_else(|| (place == "panic").then(|| (place.to_owned(), py.None())));
+        Ok(())
+    }
+
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         if let Some(engine) = self.engine.traverse(&visit) {
             if let Some(engine) = engine.as_ref() {
@@ -246,8 +273,12 @@ impl Core {
     }
 }
 
-/// `Core.feed`, a `METH_O` method (see `shell::feed_o`: PyO3's own
-/// trampoline, no argument parsing).
+/// `Core.feed`, a `METH_O` method: PyO3's `#[pymethods]` would make it a
+/// `METH_FASTCALL | METH_KEYWORDS` one, whose argument parsing and second
+/// check of `self`'s type cost a sixth of a text-lane delta's instructions.
+/// The call runs inside PyO3's own trampoline (the GIL's bookkeeping, panics
+/// caught, errors restored); the method descriptor CPython calls it through
+/// (made for `Core` by [`add_feed`]) has checked `self`'s type.
 unsafe extern "C" fn feed_o(
     slf: *mut pyo3::ffi::PyObject,
     delta: *mut pyo3::ffi::PyObject,
@@ -297,4 +328,12 @@ pub fn add_feed(core: &Bound<'_, pyo3::types::PyType>) -> PyResult<()> {
         )?
     };
     core.setattr(intern!(py, "feed"), descriptor)
+}
+
+/// (tests) Append the text of every read the native engine makes (its
+/// `_run`) to the list `reads`, in order; None stops.
+#[pyfunction]
+#[pyo3(signature = (reads))]
+pub fn _record_reads(reads: Option<PyObject>) {
+    crate::engine::record_reads(reads);
 }

@@ -26,7 +26,7 @@ use crate::calls::Ending;
 use crate::calls_json::{JsonCall, JsonHost};
 use crate::calls_py::{push_wide, py_of, wide_of, PyHost};
 use crate::json::{self, JsonRewriter, JsonSyntaxError, ReadError, Reason, Router, Target};
-use crate::shell::panicked;
+use crate::pyengine::panicked;
 use crate::typing::ValueTyper;
 use crate::wide;
 

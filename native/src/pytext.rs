@@ -144,6 +144,7 @@ impl PyTextScanner {
             answer: scanner.getattr("_answer")?.is_truthy()?,
             prelude: scanner.getattr("_prelude")?.is_truthy()?,
             absorb: scanner.getattr("_absorb")?.is_truthy()?,
+            newline: None,
         };
         Ok(PyTextScanner {
             core,
@@ -165,6 +166,7 @@ impl PyTextScanner {
     ) -> PyResult<(usize, PyObject)> {
         let ctx = self.ctx.clone_ref(py).into_bound(py);
         let context = PyContext::new(&ctx);
+        self.core.forget_text(); // (a new str each call)
         unsafe {
             crate::with_units!(text.as_ptr(), units => {
                 let (at, hit) = self.core.scan(units, i, r#final, &context);

@@ -15,7 +15,7 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::calls_py::{push_wide, py_of, wide_of};
-use crate::shell::panicked;
+use crate::pyengine::panicked;
 use crate::typer::{self, SchemaTyper, Scope};
 use crate::wide;
 

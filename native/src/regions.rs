@@ -626,25 +626,327 @@ pub const LEAD: u8 = 0;
 pub const BODY: u8 = 1;
 pub const BETWEEN: u8 = 2;
 
+/// The JSON readers' state in the region being read.
+fn json_reader(machine: &mut Machine) -> PyResult<&mut Reader> {
+    let At::Region(k) = machine.at else {
+        return Err(assertion("a JSON region read in the skip region"));
+    };
+    machine
+        .readers
+        .get_mut(k)
+        .and_then(Option::as_mut)
+        .ok_or_else(|| assertion("a JSON region without its reader"))
+}
+
 /// `JsonCallsReader.read` and `JsonArgsReader.read`.
 #[allow(clippy::too_many_arguments)]
 fn read_json_region(
-    _machine: &mut Machine,
-    _env: &mut Env<'_, '_>,
-    _text: &[u32],
-    _i: usize,
-    _base: i64,
-    _last: bool,
-    _region: &crate::rt::RegionRt,
+    machine: &mut Machine,
+    env: &mut Env<'_, '_>,
+    text: &[u32],
+    i: usize,
+    base: i64,
+    last: bool,
+    region: &crate::rt::RegionRt,
 ) -> PyResult<usize> {
-    Err(assertion("JSON regions are not native yet"))
+    let _ = last;
+    match &region.kind {
+        Kind::JsonCalls {
+            then,
+            separators,
+            name_keys,
+            argument_keys,
+        } => read_json_calls(
+            machine,
+            env,
+            text,
+            i,
+            base,
+            region,
+            *then,
+            separators,
+            (name_keys, argument_keys),
+        ),
+        Kind::JsonArgs { then } => read_json_args(machine, env, text, i, base, region, *then),
+        _ => Err(assertion("not a JSON region")),
+    }
+}
+
+fn is_ws(c: u32) -> bool {
+    matches!(c, 0x20 | 0x09 | 0x0D | 0x0A)
+}
+
+/// `JsonCallsReader.read`: JSON call objects: one, an array of them, or
+/// several separated by `separators`.
+#[allow(clippy::too_many_arguments)]
+fn read_json_calls(
+    machine: &mut Machine,
+    env: &mut Env<'_, '_>,
+    text: &[u32],
+    mut i: usize,
+    base: i64,
+    region: &crate::rt::RegionRt,
+    then: i32,
+    separators: &[u32],
+    keys: (&[Vec<u8>], &[Vec<u8>]),
+) -> PyResult<usize> {
+    let n = text.len();
+    while i < n {
+        let Reader::JsonCalls { state, .. } = *json_reader(machine)? else {
+            return Err(assertion("a JSON calls region without its reader"));
+        };
+        if state == BODY {
+            let (at, broken) = read_json(machine, env, text, i, base)?;
+            i = at;
+            if broken {
+                return Ok(i);
+            }
+            let done = matches!(
+                &machine.slot,
+                Some(crate::machine::CallSlot {
+                    call: crate::machine::Call::Json(c),
+                    ..
+                }) if c.done()
+            );
+            if done {
+                machine.complete(env, base + i as i64)?;
+                if let Reader::JsonCalls { state, in_body, .. } = json_reader(machine)? {
+                    *state = BETWEEN;
+                    *in_body = false;
+                }
+            }
+            continue;
+        }
+        let c = text[i];
+        if is_ws(c) {
+            i += 1;
+        } else if c == u32::from(b'{') {
+            let call = crate::calls_json::JsonCall::envelope(
+                env.ctx.max_depth,
+                keys.0.to_vec(),
+                keys.1.to_vec(),
+            );
+            let serial = machine.next_serial();
+            machine.slot = Some(crate::machine::CallSlot {
+                call: crate::machine::Call::Json(Box::new(call)),
+                ids: None,
+                convert: crate::ctx::Convert::Text,
+                serial,
+            });
+            if let Reader::JsonCalls { state, in_body, .. } = json_reader(machine)? {
+                *state = BODY;
+                *in_body = true;
+            }
+        } else if state == LEAD && c == u32::from(b'[') {
+            if let Reader::JsonCalls {
+                state, in_array, ..
+            } = json_reader(machine)?
+            {
+                *in_array = true;
+                *state = BETWEEN;
+            }
+            i += 1;
+        } else if state == LEAD {
+            let otherwise = region
+                .otherwise
+                .clone()
+                .ok_or_else(|| assertion("a JSON calls region with no otherwise"))?;
+            return machine.step(env, &otherwise, i, i, None, base);
+        } else if separators.contains(&c) {
+            i += 1;
+        } else if c == u32::from(b']')
+            && matches!(
+                json_reader(machine)?,
+                Reader::JsonCalls { in_array: true, .. }
+            )
+        {
+            if let Reader::JsonCalls { in_array, .. } = json_reader(machine)? {
+                *in_array = false;
+            }
+            i += 1;
+        } else {
+            // the calls are over: the next region reads on from here
+            machine.goto(env, then, i, base)?;
+            return Ok(i);
+        }
+    }
+    Ok(n)
+}
+
+/// `JsonArgsReader.read`: one JSON object, the arguments of a call already named.
+#[allow(clippy::too_many_arguments)]
+fn read_json_args(
+    machine: &mut Machine,
+    env: &mut Env<'_, '_>,
+    text: &[u32],
+    mut i: usize,
+    base: i64,
+    region: &crate::rt::RegionRt,
+    then: i32,
+) -> PyResult<usize> {
+    if machine.slot.is_none() {
+        let Some(j) = (i..text.len()).find(|&k| !is_ws(text[k])) else {
+            return Ok(text.len());
+        };
+        i = j;
+        if text[i] != u32::from(b'{') {
+            // the body is not an arguments object
+            let step = region.otherwise.clone().unwrap_or_else(reject_step);
+            return machine.step(env, &step, i, i, None, base);
+        }
+        let name = machine
+            .json_name
+            .take()
+            .ok_or_else(|| assertion("a JSON arguments region with no name"))?;
+        let wide_name = crate::machine::wide_of_points(&name);
+        let mut ids = None;
+        let max_depth = env.ctx_max_depth();
+        let call = {
+            let mut host = crate::ctx::CallHost {
+                py: env.py,
+                ctx: env.ctx,
+                ids: &mut ids,
+                convert: crate::ctx::Convert::Text,
+            };
+            crate::calls_json::JsonCall::json_args(&mut host, max_depth, wide_name)?
+        };
+        let serial = machine.next_serial();
+        machine.slot = Some(crate::machine::CallSlot {
+            call: crate::machine::Call::Json(Box::new(call)),
+            ids,
+            convert: crate::ctx::Convert::Text,
+            serial,
+        });
+        if let Reader::JsonArgs { in_body } = json_reader(machine)? {
+            *in_body = true;
+        }
+    }
+    if !matches!(
+        &machine.slot,
+        Some(crate::machine::CallSlot {
+            call: crate::machine::Call::Json(_),
+            ..
+        })
+    ) {
+        return Err(assertion(
+            "a JSON arguments region reading another kind of call",
+        ));
+    }
+    let (at, broken) = read_json(machine, env, text, i, base)?;
+    if broken {
+        return Ok(at);
+    }
+    let done = matches!(
+        &machine.slot,
+        Some(crate::machine::CallSlot {
+            call: crate::machine::Call::Json(c),
+            ..
+        }) if c.done()
+    );
+    if done {
+        machine.complete(env, base + at as i64)?;
+        machine.goto(env, then, at, base)?;
+    }
+    Ok(at)
+}
+
+fn reject_step() -> Step {
+    Step {
+        to: crate::tables::TO_REJECT,
+        call: false,
+        json_call: false,
+        member: false,
+        sole_string: false,
+        end_member: false,
+        end_call: false,
+        require_sole_string: false,
+        again: false,
+        message: String::new(),
+        reason: crate::tables::Reason::MalformedMarkup,
+    }
+}
+
+/// A JSON syntax error's reason, as the tables name it.
+fn json_reason(err: &crate::json::JsonSyntaxError) -> crate::tables::Reason {
+    match err.reason() {
+        crate::json::Reason::TooDeep => crate::tables::Reason::TooDeep,
+        _ => crate::tables::Reason::MalformedJson,
+    }
+}
+
+/// A JSON reader's failure: the syntax error, or a Python one.
+fn syntax_error(err: crate::json::ReadError<PyErr>) -> PyResult<crate::json::JsonSyntaxError> {
+    match err {
+        crate::json::ReadError::Syntax(e) => Ok(e),
+        crate::json::ReadError::Other(e) => Err(e),
+    }
+}
+
+/// `_read_json`: give `text[i..]` to the call's JSON reader: (where it
+/// stopped, false), or (where the JSON broke, true) once the block is failed
+/// there.
+fn read_json(
+    machine: &mut Machine,
+    env: &mut Env<'_, '_>,
+    text: &[u32],
+    i: usize,
+    base: i64,
+) -> PyResult<(usize, bool)> {
+    let fed = machine.with_call(env, |call, host| match call {
+        crate::machine::Call::Json(c) => Ok(c.feed(host, text, i)),
+        crate::machine::Call::Member(_) => Err(assertion("a JSON region reading a member call")),
+    })?;
+    let Some(fed) = fed else {
+        return Err(assertion("a JSON region with no call"));
+    };
+    match fed {
+        Ok(at) => {
+            machine.flush(env)?;
+            Ok((at, false))
+        }
+        Err(err) => {
+            let err = syntax_error(err)?;
+            machine.flush(env)?;
+            let message = err.message(crate::scan::is_printable).into_bytes();
+            let slot = machine
+                .slot
+                .as_ref()
+                .ok_or_else(|| assertion("a JSON call gone"))?;
+            let error = crate::machine::call_error(env.py, slot, None, json_reason(&err), message)?;
+            machine.fail_json(error, base + err.index as i64);
+            Ok((err.index, true))
+        }
+    }
 }
 
 /// `Machine._finish_json`: the stream ended inside a JSON call.
-pub(crate) fn finish_json(
-    _machine: &mut Machine,
-    _env: &mut Env<'_, '_>,
-    _pos: i64,
-) -> PyResult<()> {
-    Err(assertion("JSON regions are not native yet"))
+pub(crate) fn finish_json(machine: &mut Machine, env: &mut Env<'_, '_>, pos: i64) -> PyResult<()> {
+    let finished = machine.with_call(env, |call, host| match call {
+        crate::machine::Call::Json(c) => Ok(c.finish(host)),
+        crate::machine::Call::Member(_) => Err(assertion("a JSON body ending a member call")),
+    })?;
+    let Some(finished) = finished else {
+        return Ok(());
+    };
+    match finished {
+        Ok(whole) => {
+            machine.flush(env)?;
+            if whole {
+                machine.complete(env, pos)
+            } else {
+                machine.unfinished(env, "the stream ended inside the call")
+            }
+        }
+        Err(err) => {
+            let err = syntax_error(err)?;
+            let message = err.message(crate::scan::is_printable).into_bytes();
+            let slot = machine
+                .slot
+                .as_ref()
+                .ok_or_else(|| assertion("a JSON call gone"))?;
+            let error = crate::machine::call_error(env.py, slot, None, json_reason(&err), message)?;
+            machine.fail_json(error, pos);
+            Ok(())
+        }
+    }
 }

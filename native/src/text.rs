@@ -179,12 +179,37 @@ pub struct TextScanner {
     pub prelude: bool,
     /// At the start of reasoning: an opener there is markup.
     pub absorb: bool,
+    /// The last newline search: (the text's address and length, where the
+    /// search began, what it found). A scan of many openers on one long line
+    /// would otherwise search that line to its end once per opener (quadratic).
+    /// Whoever changes the text a scanner is given between calls clears it
+    /// ([`TextScanner::forget_text`]).
+    pub newline: Option<(usize, usize, usize, Option<usize>)>,
 }
 
 /// Where scanning goes on, or (`Err`) where to wait for more text.
 type Next = Result<usize, usize>;
 
 impl TextScanner {
+    /// The text given from now on is not the one given so far.
+    pub fn forget_text(&mut self) {
+        self.newline = None;
+    }
+
+    /// The first newline at or after `i` (`text.find("\n", i)`), from the last
+    /// search where it still answers.
+    fn newline_from<T: Unit>(&mut self, text: &[T], i: usize) -> Option<usize> {
+        let here = (text.as_ptr() as usize, text.len());
+        if let Some((address, len, from, found)) = self.newline {
+            if (address, len) == here && from <= i && found.is_none_or(|k| k >= i) {
+                return found;
+            }
+        }
+        let found = newline_from(text, i);
+        self.newline = Some((here.0, here.1, i, found));
+        found
+    }
+
     /// `text[i..stop]` is text, and at `stop` begins the returned hit, or (with
     /// none) what must wait for more text (`scan`).
     pub fn scan<T: Unit, C: TagContext + ?Sized>(
@@ -208,9 +233,9 @@ impl TextScanner {
                 i = at;
                 continue;
             }
-            let openers = &self.lexicons.openers;
             if state == State::Text {
-                let newline = newline_from(text, i);
+                let newline = self.newline_from(text, i);
+                let openers = &self.lexicons.openers;
                 if openers.literals_only() {
                     // (the hot path: the lexicon's own literal searches)
                     if let Some(m) = openers.find(text, i, ctx, newline.map(|k| k + 1)) {
@@ -253,7 +278,7 @@ impl TextScanner {
                 return (openers.partial_start(text, i, ctx), None);
             }
             if state == State::Quote || state == State::Code {
-                let newline = newline_from(text, i);
+                let newline = self.newline_from(text, i);
                 if let Some(tokens) = self.lexicons.code.as_ref().filter(|t| t.literals_only()) {
                     // (special tokens end the Markdown around them)
                     let end = newline.map_or(n, |k| k + 1);
@@ -620,6 +645,7 @@ mod tests {
             answer: false,
             prelude: reasoning.is_some(),
             absorb: false,
+            newline: None,
         }
     }
 

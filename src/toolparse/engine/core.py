@@ -170,6 +170,22 @@ class Engine:
         # where the scanner says)
         answer_later = grammar.start is not None and (reasoning is not None or bool(grammar.openers.terms))
         self._scanner = TextScanner(grammar, ctx, reasoning, answer=answer_later)
+        keeps = reasoning is not None and reasoning_calls != "ignore" and grammar.start is None
+        if self.engine == "native":  # (the native core holds the rest: toolparse._native.Core)
+            self._native_start(  # type: ignore[attr-defined]
+                grammar,
+                ctx,
+                self._scanner,
+                self._reasoning_for,
+                errors_as_text=errors_as_text,
+                max_call_chars=max_call_chars,
+                collapse=collapse,
+                unknown_on_error=unknown_on_error,
+                lanes=lanes,
+                reasoning_calls=reasoning_calls,
+                thought=keeps and bool(grammar.openers.terms),
+            )
+            return
         self._answered = grammar.start is None  # (a forced answer's block has begun)
         self._held = ""  # input a reader could not decide on yet: read again with the next delta
         self._high_surrogate = ""  # a UTF-16 pair's first half, waiting for its second
@@ -185,7 +201,6 @@ class Engine:
         self._reasoning_runs = False  # two reasoning events were made in a row: join them
         # the text of reasoning still open, where a call could be found in it (toolparse.engine.thought)
         self._reasoning_calls = reasoning_calls
-        keeps = reasoning is not None and reasoning_calls != "ignore" and grammar.start is None
         self._thought: list[str] | None = [] if keeps and grammar.openers.terms else None
         self._thought_chars = 0
         self._call_ends, self._name_ends = _gather_stops(grammar.call_ends)
@@ -213,27 +228,25 @@ class Engine:
             self._begin(grammar.start, "")
         self._lane: Lane | None = self._next_lane()
 
-    @property
-    def grammar_name(self) -> str:
-        """The grammar being read: ``"auto"`` until a call decides which (then its name)."""
-        return self._grammar.name
+    if TYPE_CHECKING:  # (each concrete twin's base has them: ReferenceShell, or the native core)
 
-    @property
-    def decided(self) -> str | None:
-        """(``grammar="auto"``) the grammar a call decided, or None while none has
-        (from the moment the first call is announced); with a grammar given by
-        name, that name."""
-        auto = self._grammar.auto
-        if auto is None:
-            return self._grammar.name
-        machine = self._machine
-        return auto.owners[machine.block] if machine is not None and machine.committed else None
+        @property
+        def grammar_name(self) -> str:
+            """The grammar being read: ``"auto"`` until a call decides which (then its name)."""
 
-    @property
-    def lane(self) -> str | None:
-        """The lane armed for the next delta ("text", "string", "gather", ...), or
-        None: it will be read through the full path. For tests and debugging."""
-        return None if self._lane is None else self._lane.name
+        @property
+        def decided(self) -> str | None:
+            """(``grammar="auto"``) the grammar a call decided, or None while none has
+            (from the moment the first call is announced); with a grammar given by
+            name, that name."""
+
+        @property
+        def lane(self) -> str | None:
+            """The lane armed for the next delta ("text", "string", "gather", ...), or
+            None: it will be read through the full path. For tests and debugging."""
+
+        def close(self) -> list[Event]:
+            """End of the stream: flush held text and finish (or fail) an open call."""
 
     # -- public -----------------------------------------------------------------------
 
@@ -309,8 +322,8 @@ class Engine:
         except Exception as exc:
             raise self._latch(exc)  # noqa: B904 (the cause is set by _latch)
 
-    def close(self) -> list[Event]:
-        """End of the stream: flush held text and finish (or fail) an open call."""
+    def _reference_close(self) -> list[Event]:
+        """The reference's ``close`` (see :class:`ReferenceShell`)."""
         if self._broken is not None or self._closed:
             self._refuse("", "close() called twice: this parser is already closed")
         self._closed = True
@@ -329,6 +342,25 @@ class Engine:
         except Exception as exc:
             raise self._latch(exc)  # noqa: B904 (the cause is set by _latch)
         return _collapsed(out) if self._collapse else out
+
+    def _reference_grammar_name(self) -> str:
+        """The grammar being read: ``"auto"`` until a call decides which (then its name)."""
+        return self._grammar.name
+
+    def _reference_decided(self) -> str | None:
+        """(``grammar="auto"``) the grammar a call decided, or None while none has
+        (from the moment the first call is announced); with a grammar given by
+        name, that name."""
+        auto = self._grammar.auto
+        if auto is None:
+            return self._grammar.name
+        machine = self._machine
+        return auto.owners[machine.block] if machine is not None and machine.committed else None
+
+    def _reference_lane(self) -> str | None:
+        """The lane armed for the next delta ("text", "string", "gather", ...), or
+        None: it will be read through the full path. For tests and debugging."""
+        return None if self._lane is None else self._lane.name
 
     # -- the error boundary -------------------------------------------------------------
 
@@ -943,15 +975,12 @@ class Engine:
         assert self._thought is not None
         text = last_window(self._thought)
         self._thought = []
-        shadow = Engine(
-            self._grammar,
-            self._ctx,
-            errors_as_text=False,
-            max_call_chars=self._max_call_chars,
-            engine=self.engine,
+        salvage = self._reasoning_calls == "salvage"
+        out.extend(
+            shadow_calls(
+                self._grammar, self._ctx, self._max_call_chars, self.engine, text, salvage, self._offset
+            )
         )
-        found = shadow.feed(text) + shadow.close()
-        out.extend(calls_found(found, self._reasoning_calls == "salvage", self._offset))
 
     def _joined_reasoning(self, events: list[Event]) -> list[Event]:
         """``events`` with each run of adjacent reasoning events joined into one
@@ -979,12 +1008,35 @@ class Engine:
         out.append(new_text_delta(text))
 
 
+def shadow_calls(
+    grammar: CompiledGrammar,
+    ctx: CallContext,
+    max_call_chars: int,
+    engine: str,
+    text: str,
+    salvage: bool,
+    offset: int,
+) -> list[Event]:
+    """The events of the calls that ``text``, the kept text of reasoning that
+    never closed, completes: read by a shadow engine (same grammar and tools,
+    no reasoning), reported or salvaged (see :mod:`toolparse.engine.thought`).
+    Both engines call it, once, at the end of such a stream."""
+    shadow = Engine(grammar, ctx, errors_as_text=False, max_call_chars=max_call_chars, engine=engine)
+    found = shadow.feed(text) + shadow.close()
+    return calls_found(found, salvage, offset)
+
+
 class ReferenceShell:
-    """The base of the reference's concrete twins: its ``feed`` (the native core's
-    twin is ``toolparse._native.Shell``; see :mod:`toolparse.engine.native`)."""
+    """The base of the reference's concrete twins: its ``feed``, ``close`` and
+    properties (the native core's twin is ``toolparse._native.Core``; see
+    :mod:`toolparse.engine.native`)."""
 
     __slots__ = ()
     feed = Engine._reference_feed
+    close = Engine._reference_close
+    grammar_name = property(Engine._reference_grammar_name, doc=Engine._reference_grammar_name.__doc__)
+    decided = property(Engine._reference_decided, doc=Engine._reference_decided.__doc__)
+    lane = property(Engine._reference_lane, doc=Engine._reference_lane.__doc__)
 
 
 def _plain_up_to(text: str, lexicon: Lexicon | None) -> int | None:

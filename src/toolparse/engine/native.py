@@ -3,10 +3,11 @@
 toolparse's engine exists twice. The Python classes of :mod:`toolparse.engine`
 are the reference: readable, and complete on their own. The native core
 (``toolparse._native``, the Rust crate in ``native/``, built by ``pip install``
-where a Rust toolchain is found) runs the same engine's per-delta path in
-Rust: ``feed``, the lane test and the sinks that most deltas end in (see
-:mod:`toolparse.engine.lanes`), building the same event classes. Everything
-past a lane is the same Python code in both.
+where a Rust toolchain is found) runs the same engine in Rust: the lanes, the
+text scanner, the block readers and their regions, the calls, from the same
+compiled tables, building the same event classes. What only Python can do
+(a call's id, coercion of a complete value, converters, a pydantic model's
+validation) is a call back into Python, once per call or value.
 
 The engine classes (:class:`~toolparse.engine.core.Engine`,
 :class:`toolparse.StreamParser`) have no instance layout of their own:
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from types import GetSetDescriptorType, ModuleType
+from types import ModuleType
 from typing import Any, Final
 
 from toolparse.errors import InvalidOptionError
@@ -38,18 +39,6 @@ AVAILABLE: Final = _native is not None
 ENGINES: Final = ("native", "python")
 PURE_VARIABLE: Final = "TOOLPARSE_PURE"
 """Set to ``1`` to run the Python reference where the native core is built."""
-
-SHELL_STATE: Final = frozenset(
-    ()
-    if _native is None
-    else (
-        name
-        for name, attribute in vars(_native.Shell).items()
-        if name.startswith("_") and not name.startswith("__") and isinstance(attribute, GetSetDescriptorType)
-    )
-)
-"""The engine state that the native shell holds: its own attributes, under the
-names of the reference's slots (read off the shell, so the two cannot drift)."""
 
 
 def use_native(engine: str | None) -> bool:
@@ -79,9 +68,9 @@ _CONCRETE: dict[tuple[type[Any], bool], type[Any]] = {}
 
 def concrete(cls: type[Any], native: bool) -> type[Any]:
     """The class that runs for the engine class ``cls``: ``cls`` with the slots
-    its classes name (``_state``), on a shell that brings ``feed``: the native
-    core's (``native``; less the state it holds) or the reference's. Built once
-    for each."""
+    its classes name (``_state``), on a shell that brings ``feed``, ``close``
+    and the engine's properties: the native core's (``native``) or the
+    reference's. Built once for each."""
     made = _CONCRETE.get((cls, native))
     if made is None:
         made = _CONCRETE[cls, native] = _concrete(cls, native)
@@ -100,9 +89,8 @@ def _concrete(cls: type[Any], native: bool) -> type[Any]:
     }
     if native:
         assert _native is not None
-        bases: tuple[type, ...] = (cls, _native.Shell)
-        namespace.update(engine="native", _Lane=_native.Lane)
-        slots = {name: None for name in slots if name not in SHELL_STATE}
+        bases: tuple[type, ...] = (cls, _native.Core)
+        namespace["engine"] = "native"
     else:
         from toolparse.engine.core import ReferenceShell  # (core imports this module)
 

@@ -78,6 +78,7 @@ class TextScanner:
         "_fence",
         "_fence_len",
         "_markup",
+        "_newline",
         "_openers",
         "_prelude",
         "_r_close",
@@ -120,6 +121,10 @@ class TextScanner:
         # only whitespace and reasoning so far
         self._prelude = reasoning is not None or answer or bool(self._answer_openers)
         self._absorb = False  # at the start of reasoning: an opener there is markup
+        # the last newline search: (the text, where it began, what it found). A scan of
+        # many openers on one long line would otherwise search that line to its end once
+        # per opener: quadratic (as fast as memchr is, it shows past a few hundred KB)
+        self._newline: tuple[str, int, int] | None = None
         self._openers = openers
         if reasoning is not None:
             try:
@@ -228,7 +233,7 @@ class TextScanner:
             openers = self._openers
             literal = openers.literal_patterns
             if state == _TEXT:
-                newline = text.find("\n", i)
+                newline = self._newline_from(text, i)
                 if literal is not None:  # (the hot path, with the lexicon's own patterns)
                     full, partial = literal
                     m = full.search(text, i) if newline < 0 else full.search(text, i, newline + 1)
@@ -258,7 +263,7 @@ class TextScanner:
                     continue
                 return (n if final or not openers.max_len else openers.partial_start(text, i, ctx)), None
             if state in (_QUOTE, _CODE):
-                newline = text.find("\n", i)
+                newline = self._newline_from(text, i)
                 tokens = self._code_openers
                 code_literal = None if tokens is None else tokens.literal_patterns
                 if code_literal is not None:  # (special tokens end the Markdown around them)
@@ -290,6 +295,15 @@ class TextScanner:
             if i < 0:
                 return -i - 1, None
         return n, None
+
+    def _newline_from(self, text: str, i: int) -> int:
+        """``text.find("\\n", i)``, from the last search where it still answers."""
+        memo = self._newline
+        if memo is not None and memo[0] is text and memo[1] <= i and (memo[2] < 0 or memo[2] >= i):
+            return memo[2]
+        found = text.find("\n", i)
+        self._newline = (text, i, found)
+        return found
 
     def _hit(self, hit: Hit) -> Hit:
         """A reasoning marker found among the openers, named as such."""
