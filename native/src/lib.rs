@@ -41,6 +41,7 @@ pub mod engine;
 pub mod entities;
 pub mod events;
 pub mod fast;
+pub mod fastvalue;
 pub mod held;
 pub mod lane;
 pub mod lexicon;
@@ -79,6 +80,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<shell::Shell>()?;
     shell::add_feed(&m.py().get_type::<shell::Shell>())?;
     m.add_class::<tables::PyTables>()?;
+    fastvalue::add_functions(m)?;
     m.add_class::<pyvalue::PyValueReader>()?;
     m.add("STRING_RUN", shell::STRING_RUN)?;
     m.add("THOUGHT_WINDOW", shell::THOUGHT_WINDOW)?;
