@@ -31,6 +31,8 @@ from toolparse.coercion.coerce import _child_path
 from toolparse.coercion.inline import UNTOUCHED, coerce_at
 from toolparse.engine import native
 from toolparse.events import canonical_json
+from toolparse.fuzz import splits
+from toolparse.invariants import check_engines
 from toolparse.readers.xml_tree import decode_text, fragment_value
 
 _native: Any = importlib.import_module("toolparse._native") if native.AVAILABLE else None
@@ -356,15 +358,38 @@ class _Str(str):
     pass
 
 
-def test_coerce_text_past_the_int_digit_limit_declines() -> None:
-    text = "7" * 3000
+@pytest.mark.parametrize("limit", [640, 1000, 0])
+def test_int_digit_limit(limit: int) -> None:
+    """Past ``sys.get_int_max_str_digits()`` (leading zeros count) Python raises:
+    the fast paths then decline, so that Python's call raises the same."""
+    texts = [
+        "7" * 3000,
+        "0" * 700 + "5",
+        "-" + "0" * 641 + "5",
+        "+" + "0" * 639 + "5",
+        "0" * 640 + "12",
+        "9" * 650,
+    ]
     old = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(1000)
+    sys.set_int_max_str_digits(limit)
     try:
-        with pytest.raises(ValueError, match="Exceeds the limit"):
-            coerce_at(text, {"type": "integer"}, ROOT, "$.n", 1)
-        assert _native._coerce_text(text, {"type": "integer"}, ROOT, "n") is None
-        assert _native._canonical_value(10**2000) is None
+        for text in texts:
+            try:
+                want = coerce_at(text, {"type": "integer"}, ROOT, "$.n", 1)
+            except ValueError as exc:
+                assert "Exceeds the limit" in str(exc)
+                assert _native._coerce_text(text, {"type": "integer"}, ROOT, "n") is None
+            else:
+                got = _native._coerce_text(text, {"type": "integer"}, ROOT, "n")
+                assert got is not None and same(got[0], want[0]), text[:20]
+                assert [str(i) for i in got[1]] == [str(i) for i in want[1]]
+            value = int(text) if limit == 0 else None
+            if value is not None:
+                assert _native._canonical_value(value) == canonical_json(value)
+            for number in [text.lstrip("+"), f"[{text.lstrip('+')}]"]:
+                check_loads(number, must=False)
+        if limit:
+            assert _native._canonical_value(10**2000) is None
     finally:
         sys.set_int_max_str_digits(old)
 
@@ -562,10 +587,15 @@ def _calls(engine: str, text: str) -> list[ToolCall]:
     return [e for e in events if isinstance(e, ToolCall)]
 
 
-def test_fifty_calls_take_the_fast_paths() -> None:
+def needs_native_structure() -> None:
+    """Skip where the native engine does not yet run the structure path (the calls' host)."""
     cls = native.concrete(StreamParser, True) if hasattr(native, "concrete") else None
     if cls is None or not issubclass(cls, getattr(_native, "Core", ())):
         pytest.skip("the native engine does not run the structure path (toolparse._native.Core) here yet")
+
+
+def test_fifty_calls_take_the_fast_paths() -> None:
+    needs_native_structure()
     text = "".join(
         f"<tool_call>\n<function=get_weather>\n<parameter=city>\nParis {i}\n</parameter>\n"
         f"<parameter=days>\n {i} \n</parameter>\n</function>\n</tool_call>\n"
@@ -581,3 +611,49 @@ def test_fifty_calls_take_the_fast_paths() -> None:
     assert counts["coerce"] == (50, 0)
     assert counts["canonical"] == (50, 0)
     assert counts["loads"] == (50, 0)
+
+
+# Member calls as three grammars write them: (grammar, a call's text from its name and members).
+MEMBER_GRAMMARS = {
+    "qwen3-coder": lambda name, members: (
+        f"<tool_call>\n<function={name}>\n"
+        + "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in members)
+        + "</function>\n</tool_call>"
+    ),
+    "xml": lambda name, members: (
+        f"<tool_call><{name}>" + "".join(f"<{k}>{v}</{k}>" for k, v in members) + f"</{name}></tool_call>"
+    ),
+    "minimax": lambda name, members: (
+        f'<minimax:tool_call><invoke name="{name}">'
+        + "".join(f'<parameter name="{k}">{v}</parameter>' for k, v in members)
+        + "</invoke></minimax:tool_call>"
+    ),
+}
+member_texts = (padded | number_texts | word_texts | entity_texts | st.text(any_char, max_size=20)).filter(
+    lambda t: "<" not in t
+)
+
+
+@settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    grammar=st.sampled_from(sorted(MEMBER_GRAMMARS)),
+    schemas=st.lists(
+        simple_schemas | other_schemas.filter(lambda s: isinstance(s, dict)), min_size=1, max_size=4
+    ),
+    data=st.data(),
+)
+def test_member_values_give_the_same_events_through_both_engines(
+    grammar: str, schemas: list[Any], data: st.DataObject
+) -> None:
+    needs_native_structure()
+    properties = {f"p{k}": schema for k, schema in enumerate(schemas)}
+    tools = [{"name": "f", "parameters": {"type": "object", "properties": properties}}]
+    calls = data.draw(
+        st.lists(
+            st.lists(st.tuples(st.sampled_from(sorted(properties)), member_texts), max_size=4),
+            min_size=1,
+            max_size=3,
+        )
+    )
+    text = "\n".join(MEMBER_GRAMMARS[grammar]("f", members) for members in calls)
+    check_engines(grammar, data.draw(splits(text)), tools=tools)

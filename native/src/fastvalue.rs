@@ -173,15 +173,31 @@ const MAX_DIGITS: usize = 4000;
 const SMALL_DIGITS: usize = 18;
 
 /// An integer written in decimal: its sign and its digits, leading zeros
-/// dropped (`int(text)` of `[+-]?[0-9]+`).
+/// dropped (`int(text)` of `[+-]?[0-9]+`), and how many digits were written
+/// (`int()`'s limit on digits counts leading zeros too).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decimal {
     pub negative: bool,
     /// ASCII digits, no leading zero (empty: zero).
     pub digits: Vec<u8>,
+    /// The digits written, leading zeros included.
+    pub written: usize,
 }
 
 impl Decimal {
+    /// The integer of the ASCII digits `written` (leading zeros allowed).
+    pub fn read(negative: bool, written: &[u8]) -> Decimal {
+        let start = written
+            .iter()
+            .position(|&d| d != b'0')
+            .unwrap_or(written.len());
+        Decimal {
+            negative,
+            digits: written[start..].to_vec(),
+            written: written.len(),
+        }
+    }
+
     /// `str(int(text))`: "-0" and "+0" are "0".
     pub fn text(&self) -> String {
         if self.digits.is_empty() {
@@ -191,6 +207,18 @@ impl Decimal {
         if self.negative {
             out.push('-');
         }
+        out.extend(self.digits.iter().map(|&d| char::from(d)));
+        out
+    }
+
+    /// The text as written (its leading zeros back, a `+` dropped).
+    fn written_text(&self) -> String {
+        let zeros = self.written.saturating_sub(self.digits.len());
+        let mut out = String::with_capacity(self.written + 1);
+        if self.negative {
+            out.push('-');
+        }
+        out.extend(std::iter::repeat_n('0', zeros));
         out.extend(self.digits.iter().map(|&d| char::from(d)));
         out
     }
@@ -283,14 +311,13 @@ pub fn parse_number<T: Copy + Into<u32>>(text: &[T], integer: bool) -> Option<Sc
             return None;
         }
         let negative = text.first().map(|&c| c.into()) == Some(0x2D);
-        let digits: Vec<u8> = text
+        let written: Vec<u8> = text
             .iter()
             .map(|&c| c.into())
             .filter(|&c| is_digit(c))
-            .skip_while(|&c| c == 0x30)
             .map(|c| c as u8)
             .collect();
-        return Some(Scalar::Int(Decimal { negative, digits }));
+        return Some(Scalar::Int(Decimal::read(negative, &written)));
     }
     if !float_match(text) {
         return None;
@@ -738,15 +765,21 @@ fn issue_class(py: Python<'_>) -> PyResult<&PyObject> {
     })
 }
 
-/// A Python `int` of a decimal: natively where `i64` holds it, else as
-/// `int()` reads it (`PyLong_FromString`, `int()`'s own reader); None
-/// where that refuses it (past `sys.get_int_max_str_digits()`: Python's
-/// call then raises as it would).
+/// Digits `int()` reads whatever `sys.get_int_max_str_digits()` says
+/// (`_PY_LONG_MAX_STR_DIGITS_THRESHOLD`, the least limit that can be set).
+const UNLIMITED_DIGITS: usize = 640;
+
+/// A Python `int` of a decimal: natively where `i64` holds it and no limit
+/// applies, else as `int()` reads it (`PyLong_FromString`, `int()`'s own
+/// reader, given the digits as written); None where that refuses it (past
+/// `sys.get_int_max_str_digits()`: Python's call then raises as it would).
 fn int_of_decimal<'py>(py: Python<'py>, decimal: &Decimal) -> PyResult<Option<Bound<'py, PyAny>>> {
-    if let Some(small) = decimal.small() {
-        return Ok(Some(small.into_pyobject(py)?.into_any()));
+    if decimal.written <= UNLIMITED_DIGITS {
+        if let Some(small) = decimal.small() {
+            return Ok(Some(small.into_pyobject(py)?.into_any()));
+        }
     }
-    let Ok(text) = std::ffi::CString::new(decimal.text()) else {
+    let Ok(text) = std::ffi::CString::new(decimal.written_text()) else {
         return Ok(None);
     };
     // SAFETY: a NUL-terminated string; the GIL is held.
@@ -1048,15 +1081,8 @@ impl<'py> Reader<'_, 'py> {
             };
             return Ok(Some(PyFloat::new(self.py, x).into_any()));
         }
-        let negative = number.starts_with('-');
-        let decimal = Decimal {
-            negative,
-            digits: number
-                .bytes()
-                .filter(u8::is_ascii_digit)
-                .skip_while(|&d| d == b'0')
-                .collect(),
-        };
+        let written: Vec<u8> = number.bytes().filter(u8::is_ascii_digit).collect();
+        let decimal = Decimal::read(number.starts_with('-'), &written);
         int_of_decimal(self.py, &decimal)
     }
 
@@ -1399,15 +1425,22 @@ mod tests {
 
     #[test]
     fn numbers_as_parse_number_reads_them() {
-        let int = |negative: bool, digits: &str| {
-            Some(Scalar::Int(Decimal {
-                negative,
-                digits: digits.as_bytes().to_vec(),
-            }))
+        let int = |negative: bool, written: &str| {
+            Some(Scalar::Int(Decimal::read(negative, written.as_bytes())))
         };
         assert_eq!(parse_number(&units("42"), true), int(false, "42"));
-        assert_eq!(parse_number(&units("-007"), false), int(true, "7"));
-        assert_eq!(parse_number(&units("+0"), true), int(false, ""));
+        assert_eq!(parse_number(&units("-007"), false), int(true, "007"));
+        assert_eq!(parse_number(&units("+0"), true), int(false, "0"));
+        let zeros = Decimal::read(true, b"007");
+        assert_eq!(
+            (zeros.text(), zeros.written_text(), zeros.small()),
+            ("-7".to_owned(), "-007".to_owned(), Some(-7))
+        );
+        let zero = Decimal::read(false, b"00");
+        assert_eq!(
+            (zero.text(), zero.written_text(), zero.small()),
+            ("0".to_owned(), "00".to_owned(), Some(0))
+        );
         assert_eq!(parse_number(&units("1.5"), false), Some(Scalar::Float(1.5)));
         assert_eq!(parse_number(&units("1.5"), true), None);
         assert_eq!(
@@ -1466,10 +1499,7 @@ mod tests {
             decide(&units("3"), kinds(&[Kind::Null, Kind::Array, Kind::Number])),
             Decision::Converted {
                 expected: Kind::Number,
-                new: Scalar::Int(Decimal {
-                    negative: false,
-                    digits: b"3".to_vec()
-                })
+                new: Scalar::Int(Decimal::read(false, b"3"))
             }
         );
         assert_eq!(
