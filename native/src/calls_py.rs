@@ -111,12 +111,12 @@ pub(crate) fn sole_string_of<'py>(
 }
 
 /// The core's [`Host`] over the Python `CallContext` (and the call's converter).
-struct PyHost<'a, 'py> {
-    py: Python<'py>,
-    ctx: &'a Bound<'py, PyAny>,
-    convert: Option<&'a Bound<'py, PyAny>>,
+pub(crate) struct PyHost<'a, 'py> {
+    pub(crate) py: Python<'py>,
+    pub(crate) ctx: &'a Bound<'py, PyAny>,
+    pub(crate) convert: Option<&'a Bound<'py, PyAny>>,
     /// The call's index and id, once started.
-    ids: &'a mut Option<(PyObject, PyObject)>,
+    pub(crate) ids: &'a mut Option<(PyObject, PyObject)>,
 }
 
 impl Host for PyHost<'_, '_> {

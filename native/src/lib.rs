@@ -35,6 +35,7 @@ macro_rules! with_units {
 }
 
 pub mod calls;
+pub mod calls_json;
 pub mod calls_py;
 pub mod ctx;
 pub mod engine;
@@ -43,12 +44,14 @@ pub mod events;
 pub mod fast;
 pub mod fastvalue;
 pub mod held;
+pub mod json;
 pub mod lane;
 pub mod lexicon;
 pub mod machine;
 pub mod markers;
 pub mod pieces;
 pub mod pyengine;
+pub mod pyjson;
 pub mod pylexicon;
 pub mod pytext;
 pub mod pytyper;
@@ -82,6 +85,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tables::PyTables>()?;
     fastvalue::add_functions(m)?;
     m.add_class::<pyvalue::PyValueReader>()?;
+    pyjson::register(m)?;
     m.add("STRING_RUN", shell::STRING_RUN)?;
     m.add("THOUGHT_WINDOW", shell::THOUGHT_WINDOW)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
