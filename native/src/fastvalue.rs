@@ -12,8 +12,9 @@
 //! A decline is always right; only an answer has to be exact.
 //!
 //! The pure parts (a text's number, the decision of `_Coercer.run` for a
-//! string under a simple schema, `_describe`, `repr(float)`) are plain Rust
-//! with `cargo test`s; the rest reads and builds Python objects, and
+//! string under a simple schema, `_describe`) are plain Rust with `cargo
+//! test`s (`repr(float)` is [`crate::json::float_repr`]'s, its ties tested
+//! here too); the rest reads and builds Python objects, and
 //! `tests/test_native_fastvalue.py` compares all of it with the Python
 //! functions through the small binding at the end of this module.
 
@@ -26,6 +27,7 @@ use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
 
 use crate::entities;
+use crate::json::float_repr;
 use crate::lexicon::Name;
 use crate::pylexicon::new_str;
 use crate::tags::is_python_space;
@@ -336,119 +338,6 @@ pub fn parse_number<T: Copy + Into<u32>>(text: &[T], integer: bool) -> Option<Sc
         return (number.fract() == 0.0).then_some(Scalar::IntOfFloat(number));
     }
     Some(Scalar::Float(number))
-}
-
-/// The digits of `d.ddd`, and the exponent, of a `{:e}`-style text.
-fn scientific_parts(text: &str) -> (Vec<u8>, i32) {
-    let (mantissa, exponent) = text.split_once('e').unwrap_or((text, "0"));
-    let digits = mantissa.bytes().filter(u8::is_ascii_digit).collect();
-    (digits, exponent.parse().unwrap_or(0))
-}
-
-/// The shortest digits that read back as `x` (positive, finite) and its
-/// decimal exponent, as Python's repr chooses them (`dtoa` mode 0): of the
-/// shortest, the nearest to `x`, a tie to the even digit.
-///
-/// Rust's `{:e}` finds the shortest length, but where two strings of that
-/// length read back and `x` lies halfway between them it takes the upper
-/// one (`575820270870527.25`: Rust "...527.3", Python "...527.2"). Two
-/// strings of one length read back only from 16 digits on (a double has
-/// 53 bits); there the nearest is worked out from `x`'s exact digits.
-fn shortest_digits(x: f64) -> (Vec<u8>, i32) {
-    let (digits, exponent) = scientific_parts(&format!("{x:e}"));
-    let k = digits.len();
-    if k < 16 {
-        return (digits, exponent);
-    }
-    // x to k + 25 digits: enough to round to k digits unless it reads as a
-    // tie, when x's exact digits (767 at most) decide
-    let (mut near, mut near_exponent) = scientific_parts(&format!("{:.*e}", k + 24, x));
-    let mut rest = near.split_off(k);
-    if rest.first() == Some(&b'5') && rest[1..].iter().all(|&d| d == b'0') {
-        (near, near_exponent) = scientific_parts(&format!("{:.*e}", 800, x));
-        rest = near.split_off(k);
-    }
-    let up = match rest.first() {
-        Some(&d) if d > b'5' => true,
-        Some(b'5') => {
-            rest[1..].iter().any(|&d| d != b'0') || near.last().is_some_and(|d| d % 2 == 1)
-        }
-        _ => false,
-    };
-    if up {
-        let mut i = k;
-        loop {
-            if i == 0 {
-                // (all nines: one more digit before the point)
-                near.insert(0, b'1');
-                near.truncate(k);
-                near_exponent += 1;
-                break;
-            }
-            i -= 1;
-            if near[i] == b'9' {
-                near[i] = b'0';
-            } else {
-                near[i] += 1;
-                break;
-            }
-        }
-    }
-    if near == digits && near_exponent == exponent {
-        return (digits, exponent);
-    }
-    // (the nearest reads back unless x's interval is lopsided, at a power of two)
-    let text = format!(
-        "{}.{}e{}",
-        char::from(near[0]),
-        String::from_utf8_lossy(&near[1..]),
-        near_exponent
-    );
-    if text.parse::<f64>().ok() == Some(x) {
-        while near.len() > 1 && near.last() == Some(&b'0') {
-            near.pop();
-        }
-        return (near, near_exponent);
-    }
-    (digits, exponent)
-}
-
-/// Python's `repr(x)` of a float (`float.__repr__`, what `json.dumps`
-/// writes for a finite float): the shortest digits that read back as `x`,
-/// positional from 1e-4 up to 1e16, else with an exponent of two digits at
-/// least.
-pub fn float_repr(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".to_owned();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.to_owned();
-    }
-    let sign = if x.is_sign_negative() { "-" } else { "" };
-    if x == 0.0 {
-        return format!("{sign}0.0");
-    }
-    let (digits, exponent) = shortest_digits(x.abs());
-    // the decimal point's place: x = 0.DIGITS * 10**point
-    let point = exponent + 1;
-    let digits = String::from_utf8_lossy(&digits).into_owned();
-    let n = digits.len() as i32;
-    if !(-4 < point && point <= 16) {
-        let (first, rest) = digits.split_at(1);
-        let dot = if rest.is_empty() { "" } else { "." };
-        let esign = if exponent < 0 { '-' } else { '+' };
-        return format!("{sign}{first}{dot}{rest}e{esign}{:02}", exponent.abs());
-    }
-    if point <= 0 {
-        let zeros = "0".repeat((-point) as usize);
-        return format!("{sign}0.{zeros}{digits}");
-    }
-    if point >= n {
-        let zeros = "0".repeat((point - n) as usize);
-        return format!("{sign}{digits}{zeros}.0");
-    }
-    let (whole, fraction) = digits.split_at(point as usize);
-    format!("{sign}{whole}.{fraction}")
 }
 
 // -- a string coerced to a simple schema -------------------------------------------
