@@ -525,16 +525,18 @@ pub fn describe_text<T: Copy + Into<u32>>(text: &[T]) -> Vec<u8> {
     out
 }
 
-/// `_describe` of a scalar coercion made.
-pub fn describe_scalar(new: &Scalar, int_text: impl FnOnce(f64) -> String) -> String {
-    match new {
+/// `_describe` of a scalar coercion made (`str(int)`, `repr(float)`,
+/// JSON's words); None for the `int` of a float, whose digits Python's
+/// `str` writes.
+pub fn describe_scalar(new: &Scalar) -> Option<String> {
+    Some(match new {
         Scalar::Bool(true) => "true".to_owned(),
         Scalar::Bool(false) => "false".to_owned(),
         Scalar::Null => "null".to_owned(),
         Scalar::Int(decimal) => decimal.text(),
         Scalar::Float(x) => float_repr(*x),
-        Scalar::IntOfFloat(x) => int_text(*x),
-    }
+        Scalar::IntOfFloat(_) => return None,
+    })
 }
 
 /// `_SIMPLE_KEY.fullmatch(key)` (`[A-Za-z_][A-Za-z0-9_]*`).
@@ -778,9 +780,8 @@ pub fn coerce_text(
                     (value, Some(text))
                 }
             };
-            let described = match described {
-                Some(text) => text,
-                None => describe_scalar(&new, |_| String::new()),
+            let Some(described) = described.or_else(|| describe_scalar(&new)) else {
+                return Ok(None);
             };
             let action = format!("converted to {described}");
             (value.unbind(), vec![issue(expected.name(), &action)?])
