@@ -21,6 +21,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use crate::calls::{Coerced, Converted, Host, Mode, Plan};
 use crate::calls_py::{push_wide, py_of, refs, sole_string_of, wide_of};
 use crate::events;
+use crate::fastvalue::{self, Path};
 use crate::lexicon::{Name, Names, TagContext};
 use crate::pylexicon::name_of;
 use crate::tables::Reason;
@@ -370,7 +371,17 @@ impl Host for CallHost<'_, '_> {
                 ))
             }
             Convert::Literal => converters(py)?.0.bind(py),
-            Convert::Fragment => converters(py)?.1.bind(py),
+            Convert::Fragment => {
+                // (plain text, the usual number or word: no markup to parse)
+                if let Some(value) = fastvalue::fragment_str(text) {
+                    fastvalue::count(Path::Convert, true);
+                    return Ok(Converted::Value(
+                        PyString::new(py, &value).into_any().unbind(),
+                    ));
+                }
+                fastvalue::count(Path::Convert, false);
+                converters(py)?.1.bind(py)
+            }
         };
         let kwargs = PyDict::new(py);
         kwargs.set_item(intern!(py, "max_depth"), self.ctx.max_depth)?;
@@ -396,6 +407,20 @@ impl Host for CallHost<'_, '_> {
         key: &[u8],
     ) -> PyResult<Coerced<PyObject>> {
         let py = self.py;
+        if let Ok(text) = value.bind(py).downcast_exact::<PyString>() {
+            let fast = fastvalue::coerce_text(
+                py,
+                text,
+                schema.map(|s| s.bind(py)),
+                root.map(|r| r.bind(py)),
+                key,
+            )?;
+            if let Some((value, issues)) = fast {
+                fastvalue::count(Path::Coerce, true);
+                return Ok(Coerced { value, issues });
+            }
+        }
+        fastvalue::count(Path::Coerce, false);
         let refs = refs(py)?;
         let path = refs.child_path.bind(py).call1(("$", py_of(py, key)?))?;
         let coerced = refs
@@ -416,6 +441,11 @@ impl Host for CallHost<'_, '_> {
 
     fn canonical_json(&mut self, value: &PyObject, out: &mut Vec<u8>) -> PyResult<()> {
         let py = self.py;
+        if fastvalue::canonical_value(py, value.bind(py), out)? {
+            fastvalue::count(Path::Canonical, true);
+            return Ok(());
+        }
+        fastvalue::count(Path::Canonical, false);
         let text = refs(py)?.canonical_json.bind(py).call1((value,))?;
         push_wide(out, text.downcast::<PyString>()?);
         Ok(())
@@ -510,8 +540,14 @@ impl crate::calls_json::JsonHost for CallHost<'_, '_> {
     }
 }
 
-/// `json.loads(text)` (`text` generalized UTF-8).
+/// `json.loads(text)` (`text` generalized UTF-8): natively where
+/// [`fastvalue::loads_native`] reads it, else Python's.
 pub fn loads(py: Python<'_>, text: &[u8]) -> PyResult<PyObject> {
+    if let Some(value) = fastvalue::loads_native(py, text)? {
+        fastvalue::count(Path::Loads, true);
+        return Ok(value);
+    }
+    fastvalue::count(Path::Loads, false);
     Ok(refs(py)?
         .loads
         .bind(py)

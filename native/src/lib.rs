@@ -42,6 +42,7 @@ pub mod engine;
 pub mod entities;
 pub mod events;
 pub mod fast;
+pub mod fastvalue;
 pub mod held;
 pub mod json;
 pub mod lexicon;
@@ -78,6 +79,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pytext::PyTextScanner>()?;
     m.add_class::<pytyper::PySchemaTyper>()?;
     m.add_class::<tables::PyTables>()?;
+    fastvalue::add_functions(m)?;
     m.add_class::<pyvalue::PyValueReader>()?;
     pyjson::register(m)?;
     // (the engine's bounds, which the tests compare with the reference's)

@@ -1,0 +1,1467 @@
+//! A member's value without Python, where it is simple.
+//!
+//! A member that does not stream as a string (`MemberCall`'s `_BUFFER` mode:
+//! an integer, a number, a boolean...) ends in three Python calls: its text
+//! converted (`fragment_value` for XML blocks), the value coerced to its
+//! schema (`toolparse.coercion.inline.coerce_at`, the rules of
+//! `toolparse.coercion.coerce`), and its canonical JSON
+//! (`toolparse.events.canonical_json`); and every call's arguments are
+//! `json.loads`ed from their canonical text. Each function here gives what
+//! one of those gives, for the common cases, and declines (`None`, `false`)
+//! for everything else, where the caller makes the Python call as before.
+//! A decline is always right; only an answer has to be exact.
+//!
+//! The pure parts (a text's number, the decision of `_Coercer.run` for a
+//! string under a simple schema, `_describe`) are plain Rust with `cargo
+//! test`s (`repr(float)` is [`crate::json::float_repr`]'s, its ties tested
+//! here too); the rest reads and builds Python objects, and
+//! `tests/test_native_fastvalue.py` compares all of it with the Python
+//! functions through the small binding at the end of this module.
+
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
+
+use crate::entities;
+use crate::json::float_repr;
+use crate::lexicon::Name;
+use crate::pylexicon::new_str;
+use crate::tags::is_python_space;
+use crate::wide;
+
+// -- the text of a member read as XML -----------------------------------------------
+
+/// `toolparse.readers.xml_tree.fragment_value(text)` where the text holds no
+/// `<`: then it is `decode_text(text)` (see [`entities::decoded`], its twin);
+/// None where there is markup to parse.
+pub fn fragment_text<T: Copy + Into<u32>>(units: &[T]) -> Option<Vec<u32>> {
+    if units.iter().any(|&u| u.into() == u32::from(b'<')) {
+        return None;
+    }
+    Some(entities::decoded(units))
+}
+
+/// [`fragment_text`] of a Rust string (the text itself when it holds no `&`,
+/// as `decode_text` returns it).
+pub fn fragment_str(text: &str) -> Option<Cow<'_, str>> {
+    if text.contains('<') {
+        return None;
+    }
+    if !text.contains('&') {
+        return Some(Cow::Borrowed(text));
+    }
+    let points: Vec<u32> = text.chars().map(u32::from).collect();
+    // (a reference to a surrogate stays as written: no surrogate comes out)
+    let decoded = fragment_text(&points)?;
+    Some(Cow::Owned(
+        decoded
+            .into_iter()
+            .map(|c| char::from_u32(c).unwrap_or('\u{FFFD}'))
+            .collect(),
+    ))
+}
+
+// -- the JSON types a schema admits ------------------------------------------------
+
+/// A set of JSON types (`types_of`'s frozenset), as bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kinds(u8);
+
+/// One JSON type: its bit and its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Null = 1,
+    Boolean = 2,
+    Object = 4,
+    Array = 8,
+    Number = 16,
+    Integer = 32,
+    String = 64,
+}
+
+impl Kind {
+    /// The type's name in a schema and in an issue.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Null => "null",
+            Kind::Boolean => "boolean",
+            Kind::Object => "object",
+            Kind::Array => "array",
+            Kind::Number => "number",
+            Kind::Integer => "integer",
+            Kind::String => "string",
+        }
+    }
+
+    /// The type a name in a schema's `type` stands for: a standard name or
+    /// one of `types_of`'s aliases (`float`, `int`, `bool`, `str`); None for
+    /// any other name (`types_of` drops it).
+    pub fn of_name(name: &[u32]) -> Option<Kind> {
+        let ascii: Vec<u8> = name
+            .iter()
+            .map(|&c| u8::try_from(c).ok().filter(u8::is_ascii))
+            .collect::<Option<_>>()?;
+        Some(match &ascii[..] {
+            b"null" => Kind::Null,
+            b"boolean" | b"bool" => Kind::Boolean,
+            b"object" => Kind::Object,
+            b"array" => Kind::Array,
+            b"number" | b"float" => Kind::Number,
+            b"integer" | b"int" => Kind::Integer,
+            b"string" | b"str" => Kind::String,
+            _ => return None,
+        })
+    }
+}
+
+/// `_PREFERENCE`: when a value's type is not admitted, the targets tried, in this order.
+const PREFERENCE: [Kind; 7] = [
+    Kind::Integer,
+    Kind::Number,
+    Kind::Boolean,
+    Kind::Null,
+    Kind::Array,
+    Kind::Object,
+    Kind::String,
+];
+
+/// The types sorted by name (`sorted(kinds)`, for `_expected`).
+const BY_NAME: [Kind; 7] = [
+    Kind::Array,
+    Kind::Boolean,
+    Kind::Integer,
+    Kind::Null,
+    Kind::Number,
+    Kind::Object,
+    Kind::String,
+];
+
+impl Kinds {
+    /// No type (a `type` that names none: `types_of` gives an empty set).
+    pub const NONE: Kinds = Kinds(0);
+    /// Every type (`_ANY`).
+    pub const ANY: Kinds = Kinds(127);
+
+    pub fn has(self, kind: Kind) -> bool {
+        self.0 & kind as u8 != 0
+    }
+
+    #[must_use]
+    pub fn with(self, kind: Kind) -> Kinds {
+        Kinds(self.0 | kind as u8)
+    }
+
+    /// `_expected(kinds)`: the names sorted, joined by " or ".
+    pub fn expected(self) -> String {
+        BY_NAME
+            .iter()
+            .filter(|&&k| self.has(k))
+            .map(|k| k.name())
+            .collect::<Vec<_>>()
+            .join(" or ")
+    }
+}
+
+// -- numbers -----------------------------------------------------------------------
+
+/// `_MAX_DIGITS`: `_parse_number` leaves longer integer texts alone.
+const MAX_DIGITS: usize = 4000;
+
+/// Digits `i64` always holds.
+const SMALL_DIGITS: usize = 18;
+
+/// An integer written in decimal: its sign and its digits, leading zeros
+/// dropped (`int(text)` of `[+-]?[0-9]+`), and how many digits were written
+/// (`int()`'s limit on digits counts leading zeros too).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decimal {
+    pub negative: bool,
+    /// ASCII digits, no leading zero (empty: zero).
+    pub digits: Vec<u8>,
+    /// The digits written, leading zeros included.
+    pub written: usize,
+}
+
+impl Decimal {
+    /// The integer of the ASCII digits `written` (leading zeros allowed).
+    pub fn read(negative: bool, written: &[u8]) -> Decimal {
+        let start = written
+            .iter()
+            .position(|&d| d != b'0')
+            .unwrap_or(written.len());
+        Decimal {
+            negative,
+            digits: written[start..].to_vec(),
+            written: written.len(),
+        }
+    }
+
+    /// `str(int(text))`: "-0" and "+0" are "0".
+    pub fn text(&self) -> String {
+        if self.digits.is_empty() {
+            return "0".to_owned();
+        }
+        let mut out = String::with_capacity(self.digits.len() + 1);
+        if self.negative {
+            out.push('-');
+        }
+        out.extend(self.digits.iter().map(|&d| char::from(d)));
+        out
+    }
+
+    /// The text as written (its leading zeros back, a `+` dropped).
+    fn written_text(&self) -> String {
+        let zeros = self.written.saturating_sub(self.digits.len());
+        let mut out = String::with_capacity(self.written + 1);
+        if self.negative {
+            out.push('-');
+        }
+        out.extend(std::iter::repeat_n('0', zeros));
+        out.extend(self.digits.iter().map(|&d| char::from(d)));
+        out
+    }
+
+    /// The value, where `i64` holds it.
+    pub fn small(&self) -> Option<i64> {
+        if self.digits.len() > SMALL_DIGITS {
+            return None;
+        }
+        let magnitude = self
+            .digits
+            .iter()
+            .fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
+        Some(if self.negative { -magnitude } else { magnitude })
+    }
+}
+
+/// A scalar coercion makes of a string.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scalar {
+    Bool(bool),
+    Null,
+    /// `int(text)`.
+    Int(Decimal),
+    /// `float(text)`, finite.
+    Float(f64),
+    /// `int(float(text))` of a finite, integral float.
+    IntOfFloat(f64),
+}
+
+/// `_INT.fullmatch(text)` (`[+-]?[0-9]+`, ASCII digits only, as `re`'s
+/// `[0-9]` is: `int()` takes other digits too, `_INT` does not).
+fn int_match<T: Copy + Into<u32>>(text: &[T]) -> bool {
+    let body = match text.first().map(|&c| c.into()) {
+        Some(0x2B | 0x2D) => &text[1..],
+        _ => text,
+    };
+    !body.is_empty() && body.iter().all(|&c| is_digit(c.into()))
+}
+
+fn is_digit(c: u32) -> bool {
+    (0x30..=0x39).contains(&c)
+}
+
+/// `_FLOAT.fullmatch(text)`:
+/// `[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`.
+fn float_match<T: Copy + Into<u32>>(text: &[T]) -> bool {
+    let at = |i: usize| text.get(i).map(|&c| c.into());
+    let digits = |mut i: usize| {
+        while at(i).is_some_and(is_digit) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = usize::from(matches!(at(0), Some(0x2B | 0x2D)));
+    let whole = digits(i);
+    if whole > i {
+        i = whole;
+        if at(i) == Some(0x2E) {
+            i = digits(i + 1);
+        }
+    } else if at(i) == Some(0x2E) {
+        let fraction = digits(i + 1);
+        if fraction == i + 1 {
+            return false;
+        }
+        i = fraction;
+    } else {
+        return false;
+    }
+    if matches!(at(i), Some(0x65 | 0x45)) {
+        let mut j = i + 1;
+        if matches!(at(j), Some(0x2B | 0x2D)) {
+            j += 1;
+        }
+        let end = digits(j);
+        if end == j {
+            return false;
+        }
+        i = end;
+    }
+    i == text.len()
+}
+
+/// `_parse_number(text, integer=integer)` of a stripped text: None where
+/// it gives None.
+pub fn parse_number<T: Copy + Into<u32>>(text: &[T], integer: bool) -> Option<Scalar> {
+    if int_match(text) {
+        if text.len() > MAX_DIGITS {
+            return None;
+        }
+        let negative = text.first().map(|&c| c.into()) == Some(0x2D);
+        let written: Vec<u8> = text
+            .iter()
+            .map(|&c| c.into())
+            .filter(|&c| is_digit(c))
+            .map(|c| c as u8)
+            .collect();
+        return Some(Scalar::Int(Decimal::read(negative, &written)));
+    }
+    if !float_match(text) {
+        return None;
+    }
+    // (ASCII, by the match; Rust's parse is correctly rounded, as float() is,
+    // and reads every form _FLOAT admits: "1.", ".5", "1E5", "+.5e-3")
+    let ascii: String = text
+        .iter()
+        .map(|&c| char::from_u32(c.into()).unwrap_or('?'))
+        .collect();
+    let number: f64 = ascii.parse().ok()?;
+    if !number.is_finite() {
+        return None;
+    }
+    if integer {
+        return (number.fract() == 0.0).then_some(Scalar::IntOfFloat(number));
+    }
+    Some(Scalar::Float(number))
+}
+
+// -- a string coerced to a simple schema -------------------------------------------
+
+/// `_NULL_WORDS`.
+const NULL_WORDS: [&str; 5] = ["null", "NULL", "Null", "None", "none"];
+
+/// What `_Coercer.run` does with a string under a schema read simply.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decision {
+    /// Returned as it is, nothing reported (a string is admitted).
+    AsIs,
+    /// `converted(path, expected, text, new)`.
+    Converted { expected: Kind, new: Scalar },
+    /// An integer text too long: "kept as a string: too many digits".
+    TooManyDigits { expected: Kind },
+    /// Nothing admits it: "kept as is", expected `_expected(kinds)`.
+    KeptAsIs,
+    /// Something this module does not do (parsing JSON, splitting an array).
+    Decline,
+}
+
+/// The text `str.strip()` leaves (Python's whitespace, U+001C to U+001F too).
+pub fn stripped<T: Copy + Into<u32>>(text: &[T]) -> &[T] {
+    let start = text
+        .iter()
+        .position(|&c| !is_python_space(c.into()))
+        .unwrap_or(text.len());
+    let end = text
+        .iter()
+        .rposition(|&c| !is_python_space(c.into()))
+        .map_or(start, |i| i + 1);
+    &text[start..end]
+}
+
+/// `stripped.lower() in ("true", "false")`: the boolean it says. (No
+/// character but ASCII lowers to an ASCII letter but U+212A, KELVIN SIGN,
+/// to "k", and U+0130 to two characters: a word with any other is no
+/// boolean.)
+fn boolean_word<T: Copy + Into<u32>>(text: &[T]) -> Option<bool> {
+    let lowered: Vec<u8> = text
+        .iter()
+        .map(|&c| u8::try_from(c.into()).ok().filter(u8::is_ascii))
+        .collect::<Option<Vec<u8>>>()?
+        .to_ascii_lowercase();
+    match &lowered[..] {
+        b"true" => Some(true),
+        b"false" => Some(false),
+        _ => None,
+    }
+}
+
+fn null_word<T: Copy + Into<u32>>(text: &[T]) -> bool {
+    NULL_WORDS.iter().any(|word| {
+        word.len() == text.len()
+            && word
+                .bytes()
+                .zip(text)
+                .all(|(b, &c)| u32::from(b) == c.into())
+    })
+}
+
+/// `_Coercer.run(text, schema, ...)` for a `str` under a schema whose
+/// types are `kinds` and that has no enum, const, union, `allOf` or `$ref`
+/// (the caller checks): `admitted` where a string is admitted, else
+/// `convert`/`from_string` for each target in `_PREFERENCE`'s order.
+pub fn decide<T: Copy + Into<u32>>(text: &[T], kinds: Kinds) -> Decision {
+    if kinds.has(Kind::String) {
+        return Decision::AsIs;
+    }
+    let stripped = stripped(text);
+    for target in PREFERENCE {
+        if !kinds.has(target) {
+            continue;
+        }
+        match target {
+            Kind::Boolean => {
+                if let Some(value) = boolean_word(stripped) {
+                    return Decision::Converted {
+                        expected: target,
+                        new: Scalar::Bool(value),
+                    };
+                }
+            }
+            Kind::Null => {
+                if null_word(stripped) {
+                    return Decision::Converted {
+                        expected: target,
+                        new: Scalar::Null,
+                    };
+                }
+            }
+            Kind::Integer | Kind::Number => {
+                if let Some(new) = parse_number(stripped, target == Kind::Integer) {
+                    return Decision::Converted {
+                        expected: target,
+                        new,
+                    };
+                }
+                if stripped.len() > MAX_DIGITS && int_match(stripped) {
+                    return Decision::TooManyDigits { expected: target };
+                }
+            }
+            // (JSON to parse, a list to split: Python's)
+            Kind::Array | Kind::Object => return Decision::Decline,
+            Kind::String => {}
+        }
+    }
+    Decision::KeptAsIs
+}
+
+/// `_Coercer.no_schema(text, ...)`: a string is kept, unless it looks like
+/// a JSON object or array (parsed: declined here).
+pub fn decide_no_schema<T: Copy + Into<u32>>(text: &[T]) -> Decision {
+    let stripped = stripped(text);
+    let first = stripped.first().map(|&c| c.into());
+    let last = stripped.last().map(|&c| c.into());
+    if matches!(first, Some(0x7B | 0x5B)) && matches!(last, Some(0x7D | 0x5D)) {
+        return Decision::Decline;
+    }
+    Decision::AsIs
+}
+
+/// Append `json.encoder.encode_basestring(text)[1:-1]` of the code points
+/// `chars`, lone surrogates kept (as that function keeps them).
+pub fn push_json_chars(out: &mut Vec<u8>, chars: impl IntoIterator<Item = u32>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    for c in chars {
+        match c {
+            0x22 => out.extend_from_slice(b"\\\""),
+            0x5C => out.extend_from_slice(b"\\\\"),
+            0x0A => out.extend_from_slice(b"\\n"),
+            0x0D => out.extend_from_slice(b"\\r"),
+            0x09 => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0C => out.extend_from_slice(b"\\f"),
+            c if c < 0x20 => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(c >> 4) as usize],
+                HEX[(c & 0xF) as usize],
+            ]),
+            c => wide::push_code_point(out, c),
+        }
+    }
+}
+
+/// [`push_json_chars`] of a Python string's code units.
+fn push_json_units<T: Copy + Into<u32>>(out: &mut Vec<u8>, units: &[T]) {
+    push_json_chars(out, units.iter().map(|&u| u.into()));
+}
+
+/// The longest description (`_describe`: longer JSON is cut to 57 code
+/// points and "...").
+const DESCRIBED: usize = 60;
+
+/// `_describe(text)` of a `str`, as generalized UTF-8: its JSON
+/// (`json.dumps(text, ensure_ascii=False)`), cut when longer than 60 code
+/// points. (`_PLAIN_TEXT`'s shortcut gives the same text.) Only what the
+/// cut keeps is encoded.
+pub fn describe_text<T: Copy + Into<u32>>(text: &[T]) -> Vec<u8> {
+    let mut points = vec![0x22];
+    let mut escaped = Vec::new();
+    let mut whole = true;
+    for &c in text {
+        escaped.clear();
+        push_json_chars(&mut escaped, [c.into()]);
+        points.extend(wide::chars(&escaped));
+        if points.len() > DESCRIBED {
+            whole = false; // (longer than the cut whatever follows)
+            break;
+        }
+    }
+    if whole {
+        points.push(0x22);
+    }
+    if points.len() > DESCRIBED {
+        points.truncate(DESCRIBED - 3);
+        points.extend([0x2E; 3]);
+    }
+    let mut out = Vec::with_capacity(points.len());
+    wide::push_units(&mut out, &points);
+    out
+}
+
+/// `_describe` of a scalar coercion made (`str(int)`, `repr(float)`,
+/// JSON's words); None for the `int` of a float, whose digits Python's
+/// `str` writes.
+pub fn describe_scalar(new: &Scalar) -> Option<String> {
+    Some(match new {
+        Scalar::Bool(true) => "true".to_owned(),
+        Scalar::Bool(false) => "false".to_owned(),
+        Scalar::Null => "null".to_owned(),
+        Scalar::Int(decimal) => decimal.text(),
+        Scalar::Float(x) => float_repr(*x),
+        Scalar::IntOfFloat(_) => return None,
+    })
+}
+
+/// `_SIMPLE_KEY.fullmatch(key)` (`[A-Za-z_][A-Za-z0-9_]*`).
+fn simple_key(key: &[u8]) -> bool {
+    let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+    matches!(key.first(), Some(b) if b.is_ascii_alphabetic() || *b == b'_') && key.iter().all(word)
+}
+
+/// `_child_path("$", key)` of a generalized UTF-8 key.
+pub fn child_path(key: &[u8]) -> Vec<u8> {
+    if simple_key(key) {
+        let mut out = b"$.".to_vec();
+        out.extend_from_slice(key);
+        return out;
+    }
+    let mut out = b"$[\"".to_vec();
+    push_json_chars(&mut out, wide::chars(key));
+    out.extend_from_slice(b"\"]");
+    out
+}
+
+// -- the Python side ---------------------------------------------------------------
+
+/// The depth `coerce_at` is called at for a member, and the `max_depth` it
+/// runs with (its default: the host passes none).
+const MEMBER_DEPTH: usize = 1;
+const COERCE_MAX_DEPTH: usize = 64;
+
+/// Keys that make a schema more than simple: `unwrap`'s wrapper and `$ref`,
+/// `merged_all_of`'s `allOf`, `branches`' unions, `enum_values`' enum and
+/// const.
+const NOT_SIMPLE: [&str; 7] = [
+    "jsonSchema",
+    "$ref",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "enum",
+    "const",
+];
+
+/// `types_of(schema)` of a plain `dict` schema with none of [`NOT_SIMPLE`]'s
+/// keys; None (decline) for anything else, or for a `type` of a kind whose
+/// `isinstance` a subclass could answer otherwise.
+fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
+    for key in NOT_SIMPLE {
+        if schema.contains(key)? {
+            return Ok(None);
+        }
+    }
+    let declared = schema.get_item("type")?;
+    if let Some(declared) = &declared {
+        if declared.is_exact_instance_of::<PyString>() {
+            let name = crate::pylexicon::name_of(declared.downcast::<PyString>()?);
+            // (a name types_of does not know leaves no type at all)
+            return Ok(Some(
+                Kind::of_name(&name.code_points()).map_or(Kinds::NONE, |k| Kinds::NONE.with(k)),
+            ));
+        }
+        if let Ok(list) = declared.downcast_exact::<PyList>() {
+            if !list.is_empty() {
+                let mut kinds = Kinds::NONE;
+                for item in list.iter() {
+                    let Ok(name) = item.downcast_exact::<PyString>() else {
+                        return Ok(None);
+                    };
+                    if let Some(kind) =
+                        Kind::of_name(&crate::pylexicon::name_of(name).code_points())
+                    {
+                        kinds = kinds.with(kind);
+                    }
+                }
+                return Ok(Some(kinds));
+            }
+        } else if !(declared.is_none()
+            || declared.is_exact_instance_of::<PyBool>()
+            || declared.is_exact_instance_of::<pyo3::types::PyInt>()
+            || declared.is_exact_instance_of::<PyFloat>()
+            || declared.is_exact_instance_of::<PyDict>()
+            || declared.is_exact_instance_of::<PyTuple>())
+        {
+            return Ok(None);
+        }
+    }
+    // no type named: told by the keywords present
+    let mut kinds = Kinds::NONE;
+    for key in [
+        "properties",
+        "additionalProperties",
+        "patternProperties",
+        "required",
+    ] {
+        if schema.contains(key)? {
+            kinds = kinds.with(Kind::Object);
+        }
+    }
+    for key in ["items", "prefixItems"] {
+        if schema.contains(key)? {
+            kinds = kinds.with(Kind::Array);
+        }
+    }
+    Ok(Some(if kinds == Kinds::NONE {
+        Kinds::ANY
+    } else {
+        kinds
+    }))
+}
+
+/// `toolparse.coercion.coerce.Issue`.
+fn issue_class(py: Python<'_>) -> PyResult<&PyObject> {
+    static ISSUE: GILOnceCell<PyObject> = GILOnceCell::new();
+    ISSUE.get_or_try_init(py, || {
+        Ok(py
+            .import("toolparse.coercion.coerce")?
+            .getattr("Issue")?
+            .unbind())
+    })
+}
+
+/// Digits `int()` reads whatever `sys.get_int_max_str_digits()` says
+/// (`_PY_LONG_MAX_STR_DIGITS_THRESHOLD`, the least limit that can be set).
+const UNLIMITED_DIGITS: usize = 640;
+
+/// A Python `int` of a decimal: natively where `i64` holds it and no limit
+/// applies, else as `int()` reads it (`PyLong_FromString`, `int()`'s own
+/// reader, given the digits as written); None where that refuses it (past
+/// `sys.get_int_max_str_digits()`: Python's call then raises as it would).
+fn int_of_decimal<'py>(py: Python<'py>, decimal: &Decimal) -> PyResult<Option<Bound<'py, PyAny>>> {
+    if decimal.written <= UNLIMITED_DIGITS {
+        if let Some(small) = decimal.small() {
+            return Ok(Some(small.into_pyobject(py)?.into_any()));
+        }
+    }
+    let Ok(text) = std::ffi::CString::new(decimal.written_text()) else {
+        return Ok(None);
+    };
+    // SAFETY: a NUL-terminated string; the GIL is held.
+    let made = unsafe {
+        Bound::from_owned_ptr_or_err(
+            py,
+            ffi::PyLong_FromString(text.as_ptr(), std::ptr::null_mut(), 10),
+        )
+    };
+    Ok(made.ok())
+}
+
+/// `int(x)` of an integral float.
+fn int_of_float(py: Python<'_>, x: f64) -> PyResult<Bound<'_, PyAny>> {
+    if x.abs() < 9.0e15 {
+        return Ok((x as i64).into_pyobject(py)?.into_any());
+    }
+    // SAFETY: the GIL is held.
+    unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyLong_FromDouble(x)) }
+}
+
+/// `str(value)` of an `int` (`long_to_decimal_string`); None where Python refuses.
+fn int_text(value: &Bound<'_, PyAny>) -> Option<String> {
+    value.str().ok().map(|s| s.to_string_lossy().into_owned())
+}
+
+/// `coerce_at(text, schema, root, _child_path("$", key), 1)` for a `str`
+/// `text`, natively, where the schema is read simply: None (Python's
+/// `None`), `True`, `False`, or a plain `dict` with no `$ref`, `allOf`,
+/// union, enum, const or wrapper; and the value is one this module reads
+/// (not JSON to parse). The value and its issues (`Issue`s, built with the
+/// Python class); None where the caller must ask Python. `root` only
+/// matters through `$ref` and `allOf`, both declined.
+pub fn coerce_text(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    schema: Option<&Bound<'_, PyAny>>,
+    _root: Option<&Bound<'_, PyAny>>,
+    key: &[u8],
+) -> PyResult<Option<(PyObject, Vec<PyObject>)>> {
+    // (`run`'s first rule: past max_depth a value is left as is; coerce_at's
+    // default max_depth is far past a member's depth)
+    if MEMBER_DEPTH > COERCE_MAX_DEPTH {
+        return Ok(None);
+    }
+    let kinds = match schema {
+        None => None,
+        Some(schema) if schema.is_none() => None,
+        Some(schema) if schema.is_exact_instance_of::<PyBool>() => {
+            if schema.is_truthy()? {
+                None // (True: no schema)
+            } else {
+                Some(Kinds::ANY) // (False is {"not": {}}: any type, so a string is admitted)
+            }
+        }
+        Some(schema) => match schema.downcast_exact::<PyDict>() {
+            Ok(dict) => match kinds_of(dict)? {
+                Some(kinds) => Some(kinds),
+                None => return Ok(None),
+            },
+            Err(_) => return Ok(None),
+        },
+    };
+    // SAFETY: `text` is a str and the GIL is held.
+    let decision = unsafe {
+        crate::with_units!(text.as_ptr(), units => match kinds {
+            None => decide_no_schema(units),
+            Some(kinds) => decide(units, kinds),
+        })
+    };
+    let issue = |expected: &str, action: &str| -> PyResult<PyObject> {
+        let path = crate::calls_py::py_of(py, &child_path(key))?;
+        // SAFETY: as above.
+        let got = unsafe { crate::with_units!(text.as_ptr(), units => describe_text(units)) };
+        let got = crate::calls_py::py_of(py, &got)?;
+        Ok(issue_class(py)?
+            .bind(py)
+            .call1((path, expected, got, action))?
+            .unbind())
+    };
+    let same = || text.clone().into_any().unbind();
+    Ok(Some(match decision {
+        Decision::AsIs => (same(), Vec::new()),
+        Decision::Decline => return Ok(None),
+        Decision::KeptAsIs => {
+            let expected = kinds.unwrap_or(Kinds::ANY).expected();
+            (same(), vec![issue(&expected, "kept as is")?])
+        }
+        Decision::TooManyDigits { expected } => (
+            same(),
+            vec![issue(expected.name(), "kept as a string: too many digits")?],
+        ),
+        Decision::Converted { expected, new } => {
+            let (value, described) = match &new {
+                Scalar::Bool(b) => (PyBool::new(py, *b).to_owned().into_any(), None),
+                Scalar::Null => (py.None().into_bound(py), None),
+                Scalar::Int(decimal) => match int_of_decimal(py, decimal)? {
+                    Some(value) => (value, None),
+                    None => return Ok(None),
+                },
+                Scalar::Float(x) => (PyFloat::new(py, *x).into_any(), None),
+                Scalar::IntOfFloat(x) => {
+                    let value = int_of_float(py, *x)?;
+                    let Some(text) = int_text(&value) else {
+                        return Ok(None);
+                    };
+                    (value, Some(text))
+                }
+            };
+            let Some(described) = described.or_else(|| describe_scalar(&new)) else {
+                return Ok(None);
+            };
+            let action = format!("converted to {described}");
+            (value.unbind(), vec![issue(expected.name(), &action)?])
+        }
+    }))
+}
+
+/// Append `canonical_json(value)` natively for a `str`, `int`, `float`,
+/// `bool` or None (exact types): `encode_basestring`, `int.__repr__`,
+/// `float.__repr__` (`NaN`, `Infinity`, `-Infinity` where not finite, as
+/// the encoder writes them), `true`/`false`/`null`. False (nothing
+/// appended) for anything else, and for an int Python refuses to write
+/// (past `sys.get_int_max_str_digits()`: Python's call then raises).
+pub fn canonical_value(
+    py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+    out: &mut Vec<u8>,
+) -> PyResult<bool> {
+    let _ = py;
+    if let Ok(text) = value.downcast_exact::<PyString>() {
+        out.push(b'"');
+        // SAFETY: `text` is a str and the GIL is held.
+        unsafe { crate::with_units!(text.as_ptr(), units => push_json_units(out, units)) };
+        out.push(b'"');
+        return Ok(true);
+    }
+    if value.is_none() {
+        out.extend_from_slice(b"null");
+        return Ok(true);
+    }
+    if let Ok(flag) = value.downcast_exact::<PyBool>() {
+        out.extend_from_slice(if flag.is_true() { b"true" } else { b"false" });
+        return Ok(true);
+    }
+    if value.is_exact_instance_of::<pyo3::types::PyInt>() {
+        if let Ok(small) = value.extract::<i64>() {
+            out.extend_from_slice(small.to_string().as_bytes());
+            return Ok(true);
+        }
+        // SAFETY: `value` is an int and the GIL is held (`int.__repr__`).
+        let text = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyObject_Repr(value.as_ptr())) };
+        return Ok(match text {
+            Ok(text) => {
+                crate::calls_py::push_wide(out, text.downcast::<PyString>()?);
+                true
+            }
+            Err(_) => false,
+        });
+    }
+    if let Ok(number) = value.downcast_exact::<PyFloat>() {
+        let x = number.value();
+        let text = if x.is_nan() {
+            "NaN".to_owned()
+        } else if x.is_infinite() {
+            if x > 0.0 { "Infinity" } else { "-Infinity" }.to_owned()
+        } else {
+            float_repr(x)
+        };
+        out.extend_from_slice(text.as_bytes());
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+// -- json.loads of canonical JSON --------------------------------------------------
+
+/// Nesting read natively at most (deeper: `json.loads`, whose answer, or
+/// `RecursionError`, stands).
+const MAX_NESTING: usize = 100;
+
+/// `json.loads(text)` (`text` generalized UTF-8), built natively where the
+/// text is read exactly as `json`'s scanner reads it; None where it is not
+/// (anything invalid, NaN and the infinities, a `\u` escape of a
+/// surrogate, nesting past [`MAX_NESTING`], an integer `int()` refuses):
+/// the caller then calls `json.loads`, which gives the answer or the error.
+pub fn loads_native(py: Python<'_>, text: &[u8]) -> PyResult<Option<PyObject>> {
+    let mut reader = Reader { py, text, at: 0 };
+    reader.skip_space();
+    let Some(value) = reader.value(0)? else {
+        return Ok(None);
+    };
+    reader.skip_space();
+    Ok((reader.at == text.len()).then(|| value.unbind()))
+}
+
+struct Reader<'a, 'py> {
+    py: Python<'py>,
+    text: &'a [u8],
+    at: usize,
+}
+
+/// What a read gives: a value, or None where the native reader declines.
+type Read<'py> = PyResult<Option<Bound<'py, PyAny>>>;
+
+impl<'py> Reader<'_, 'py> {
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.at).copied()
+    }
+
+    /// `json`'s whitespace: `[ \t\n\r]*`.
+    fn skip_space(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> bool {
+        if self.text[self.at..].starts_with(word) {
+            self.at += word.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Read<'py> {
+        let py = self.py;
+        match self.peek() {
+            Some(b'"') => self.string(),
+            Some(b'{') => self.object(depth + 1),
+            Some(b'[') => self.array(depth + 1),
+            Some(b'n') if self.literal(b"null") => Ok(Some(py.None().into_bound(py))),
+            Some(b't') if self.literal(b"true") => {
+                Ok(Some(PyBool::new(py, true).to_owned().into_any()))
+            }
+            Some(b'f') if self.literal(b"false") => {
+                Ok(Some(PyBool::new(py, false).to_owned().into_any()))
+            }
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => Ok(None),
+        }
+    }
+
+    /// The scanner's number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?`
+    /// (a `.` or an exponent with no digit is not read: what follows is then
+    /// no delimiter, and the whole read declines, as `json.loads` fails).
+    fn number(&mut self) -> Read<'py> {
+        let start = self.at;
+        let digits = |r: &mut Self| {
+            let from = r.at;
+            while r.peek().is_some_and(|b| b.is_ascii_digit()) {
+                r.at += 1;
+            }
+            r.at - from
+        };
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.at += 1,
+            Some(b'1'..=b'9') => {
+                digits(self);
+            }
+            _ => return Ok(None),
+        }
+        let mut float = false;
+        if self.peek() == Some(b'.')
+            && self
+                .text
+                .get(self.at + 1)
+                .is_some_and(|b| b.is_ascii_digit())
+        {
+            self.at += 1;
+            digits(self);
+            float = true;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            let mark = self.at;
+            self.at += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            if digits(self) == 0 {
+                self.at = mark;
+            } else {
+                float = true;
+            }
+        }
+        // (ASCII by construction)
+        let Ok(number) = std::str::from_utf8(&self.text[start..self.at]) else {
+            return Ok(None);
+        };
+        if float {
+            // (correctly rounded, as float() is; overflow is inf in both)
+            let Ok(x) = number.parse::<f64>() else {
+                return Ok(None);
+            };
+            return Ok(Some(PyFloat::new(self.py, x).into_any()));
+        }
+        let written: Vec<u8> = number.bytes().filter(u8::is_ascii_digit).collect();
+        let decimal = Decimal::read(number.starts_with('-'), &written);
+        int_of_decimal(self.py, &decimal)
+    }
+
+    /// A string (the reader is at its `"`): `json`'s strict scanner, escapes
+    /// decoded; a raw control character, a bad escape or a `\u` escape of a
+    /// surrogate (joined with the next one or not: the scanner's rule) declines.
+    fn string(&mut self) -> Read<'py> {
+        let start = self.at + 1;
+        let mut end = start;
+        let mut escaped = false;
+        loop {
+            match self.text.get(end) {
+                None => return Ok(None),
+                Some(b'"') => break,
+                Some(b'\\') => {
+                    escaped = true;
+                    end += 2;
+                }
+                Some(&b) if b < 0x20 => return Ok(None),
+                Some(_) => end += 1,
+            }
+        }
+        let body = &self.text[start..end];
+        self.at = end + 1;
+        if !escaped {
+            if let Ok(plain) = std::str::from_utf8(body) {
+                return Ok(Some(PyString::new(self.py, plain).into_any()));
+            }
+        }
+        let mut points = Vec::with_capacity(body.len());
+        let mut i = 0;
+        while i < body.len() {
+            if body[i] == b'\\' {
+                let c = match body.get(i + 1) {
+                    Some(b'"') => 0x22,
+                    Some(b'\\') => 0x5C,
+                    Some(b'/') => 0x2F,
+                    Some(b'b') => 0x08,
+                    Some(b'f') => 0x0C,
+                    Some(b'n') => 0x0A,
+                    Some(b'r') => 0x0D,
+                    Some(b't') => 0x09,
+                    Some(b'u') => {
+                        let Some(hex) = body.get(i + 2..i + 6) else {
+                            return Ok(None);
+                        };
+                        let Some(c) = hex_value(hex) else {
+                            return Ok(None);
+                        };
+                        if wide::is_surrogate(c) {
+                            return Ok(None);
+                        }
+                        points.push(c);
+                        i += 6;
+                        continue;
+                    }
+                    _ => return Ok(None),
+                };
+                points.push(c);
+                i += 2;
+                continue;
+            }
+            let Some((c, len)) = decode_point(&body[i..]) else {
+                return Ok(None);
+            };
+            points.push(c);
+            i += len;
+        }
+        Ok(Some(new_str(self.py, Name::U32(&points))?.into_any()))
+    }
+
+    fn object(&mut self, depth: usize) -> Read<'py> {
+        if depth > MAX_NESTING {
+            return Ok(None);
+        }
+        self.at += 1;
+        let dict = PyDict::new(self.py);
+        self.skip_space();
+        if self.peek() == Some(b'}') {
+            self.at += 1;
+            return Ok(Some(dict.into_any()));
+        }
+        loop {
+            if self.peek() != Some(b'"') {
+                return Ok(None);
+            }
+            let Some(key) = self.string()? else {
+                return Ok(None);
+            };
+            self.skip_space();
+            if self.peek() != Some(b':') {
+                return Ok(None);
+            }
+            self.at += 1;
+            self.skip_space();
+            let Some(value) = self.value(depth)? else {
+                return Ok(None);
+            };
+            // (a repeated key keeps its first place and takes the last value, as in json)
+            dict.set_item(key, value)?;
+            self.skip_space();
+            match self.peek() {
+                Some(b'}') => {
+                    self.at += 1;
+                    return Ok(Some(dict.into_any()));
+                }
+                Some(b',') => {
+                    self.at += 1;
+                    self.skip_space();
+                }
+                _ => return Ok(None),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Read<'py> {
+        if depth > MAX_NESTING {
+            return Ok(None);
+        }
+        self.at += 1;
+        let mut items = Vec::new();
+        self.skip_space();
+        if self.peek() == Some(b']') {
+            self.at += 1;
+            return Ok(Some(PyList::empty(self.py).into_any()));
+        }
+        loop {
+            let Some(value) = self.value(depth)? else {
+                return Ok(None);
+            };
+            items.push(value);
+            self.skip_space();
+            match self.peek() {
+                Some(b']') => {
+                    self.at += 1;
+                    return Ok(Some(PyList::new(self.py, items)?.into_any()));
+                }
+                Some(b',') => {
+                    self.at += 1;
+                    self.skip_space();
+                }
+                _ => return Ok(None),
+            }
+        }
+    }
+}
+
+/// Four hex digits (either case), as the scanner reads a `\u` escape.
+fn hex_value(hex: &[u8]) -> Option<u32> {
+    hex.iter().try_fold(0u32, |n, &b| {
+        let digit = char::from(b).to_digit(16)?;
+        Some(n * 16 + digit)
+    })
+}
+
+/// The code point generalized UTF-8 `bytes` begin with, and its length:
+/// UTF-8, surrogates in three bytes allowed (what `surrogatepass` reads);
+/// None for anything else (overlong, cut, past U+10FFFF).
+fn decode_point(bytes: &[u8]) -> Option<(u32, usize)> {
+    let lead = *bytes.first()?;
+    let cont = |i: usize, low: u8, high: u8| -> Option<u32> {
+        let b = *bytes.get(i)?;
+        (low..=high).contains(&b).then_some(u32::from(b & 0x3F))
+    };
+    Some(match lead {
+        0x00..=0x7F => (u32::from(lead), 1),
+        0xC2..=0xDF => ((u32::from(lead & 0x1F) << 6) | cont(1, 0x80, 0xBF)?, 2),
+        0xE0..=0xEF => {
+            let low = if lead == 0xE0 { 0xA0 } else { 0x80 };
+            let c =
+                (u32::from(lead & 0x0F) << 12) | (cont(1, low, 0xBF)? << 6) | cont(2, 0x80, 0xBF)?;
+            (c, 3)
+        }
+        0xF0..=0xF4 => {
+            let (low, high) = match lead {
+                0xF0 => (0x90, 0xBF),
+                0xF4 => (0x80, 0x8F),
+                _ => (0x80, 0xBF),
+            };
+            let c = (u32::from(lead & 0x07) << 18)
+                | (cont(1, low, high)? << 12)
+                | (cont(2, 0x80, 0xBF)? << 6)
+                | cont(3, 0x80, 0xBF)?;
+            (c, 4)
+        }
+        _ => return None,
+    })
+}
+
+// -- counts, for the tests ----------------------------------------------------------
+
+/// The host's fast paths, counted (for the tests: which were taken).
+#[derive(Clone, Copy, Debug)]
+pub enum Path {
+    Convert = 0,
+    Coerce = 1,
+    Canonical = 2,
+    Loads = 3,
+}
+
+const PATHS: [&str; 4] = ["convert", "coerce", "canonical", "loads"];
+
+/// Per path: taken, declined.
+static COUNTS: [[AtomicUsize; 2]; 4] = [const { [const { AtomicUsize::new(0) }; 2] }; 4];
+
+/// Count one use of `path`: taken natively, or declined (Python called).
+pub fn count(path: Path, taken: bool) {
+    COUNTS[path as usize][usize::from(!taken)].fetch_add(1, Ordering::Relaxed);
+}
+
+// -- the binding, for the differential tests --------------------------------------
+
+/// `_native._fragment_text(text)`: `fragment_value(text)`, or None where declined.
+#[pyfunction]
+fn _fragment_text<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+) -> PyResult<Option<Bound<'py, PyString>>> {
+    // SAFETY: `text` is a str and the GIL is held.
+    let decoded = unsafe { crate::with_units!(text.as_ptr(), units => fragment_text(units)) };
+    decoded
+        .map(|points| new_str(py, Name::U32(&points)))
+        .transpose()
+}
+
+/// `_native._coerce_text(text, schema, root, key)`: `coerce_at(text, schema,
+/// root, _child_path("$", key), 1)` as `(value, [issues])`, or None where declined.
+#[pyfunction]
+fn _coerce_text(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    schema: &Bound<'_, PyAny>,
+    root: &Bound<'_, PyAny>,
+    key: &Bound<'_, PyString>,
+) -> PyResult<Option<(PyObject, Vec<PyObject>)>> {
+    let key = crate::calls_py::wide_of(key);
+    coerce_text(py, text, Some(schema), Some(root), &key)
+}
+
+/// `_native._canonical_value(value)`: `canonical_json(value)`, or None where declined.
+#[pyfunction]
+fn _canonical_value<'py>(
+    py: Python<'py>,
+    value: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyString>>> {
+    let mut out = Vec::new();
+    if !canonical_value(py, value, &mut out)? {
+        return Ok(None);
+    }
+    crate::calls_py::py_of(py, &out).map(Some)
+}
+
+/// `_native._loads_native(text)`: `(json.loads(text),)`, or None where declined.
+#[pyfunction]
+fn _loads_native<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+) -> PyResult<Option<(PyObject,)>> {
+    let text = crate::calls_py::wide_of(text);
+    Ok(loads_native(py, &text)?.map(|value| (value,)))
+}
+
+/// `_native._loads_canonical(text)`: `json.loads(text)` as the native
+/// engine makes it ([`crate::ctx::loads`]: natively where it can be).
+#[pyfunction]
+fn _loads_canonical(py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<PyObject> {
+    crate::ctx::loads(py, &crate::calls_py::wide_of(text))
+}
+
+/// `_native._fast_counts(reset=False)`: `{path: (taken, declined)}` of the
+/// host's fast paths since the last reset.
+#[pyfunction]
+#[pyo3(signature = (reset = false))]
+fn _fast_counts(py: Python<'_>, reset: bool) -> PyResult<Bound<'_, PyDict>> {
+    let counts = PyDict::new(py);
+    for (name, slots) in PATHS.iter().zip(COUNTS.iter()) {
+        let read = |slot: &AtomicUsize| {
+            if reset {
+                slot.swap(0, Ordering::Relaxed)
+            } else {
+                slot.load(Ordering::Relaxed)
+            }
+        };
+        counts.set_item(*name, (read(&slots[0]), read(&slots[1])))?;
+    }
+    Ok(counts)
+}
+
+/// Add the binding's functions to the module.
+pub fn add_functions(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_fragment_text, m)?)?;
+    m.add_function(wrap_pyfunction!(_coerce_text, m)?)?;
+    m.add_function(wrap_pyfunction!(_canonical_value, m)?)?;
+    m.add_function(wrap_pyfunction!(_loads_native, m)?)?;
+    m.add_function(wrap_pyfunction!(_loads_canonical, m)?)?;
+    m.add_function(wrap_pyfunction!(_fast_counts, m)?)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn units(text: &str) -> Vec<u32> {
+        text.chars().map(u32::from).collect()
+    }
+
+    // (the halfway values are written out exactly, on purpose: clippy's
+    // shorter spelling is Rust's tie, not Python's)
+    #[allow(clippy::excessive_precision)]
+    #[test]
+    fn floats_are_written_as_python_writes_them() {
+        for (x, text) in [
+            (1.0, "1.0"),
+            (-0.0, "-0.0"),
+            (0.0, "0.0"),
+            (1e16, "1e+16"),
+            (1.5e16, "1.5e+16"),
+            (1234567890123456.0, "1234567890123456.0"),
+            (123456789012345678.0, "1.2345678901234568e+17"),
+            (1e-5, "1e-05"),
+            (0.0001, "0.0001"),
+            (0.00012345, "0.00012345"),
+            (1e22, "1e+22"),
+            (1e100, "1e+100"),
+            (5e-324, "5e-324"),
+            (0.1, "0.1"),
+            (-2.5, "-2.5"),
+            (123.456, "123.456"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+            (9999999999999998.0, "9999999999999998.0"),
+            (575820270870527.25, "575820270870527.2"),
+            (575820270870527.375, "575820270870527.4"),
+            (1286065912525275.25, "1286065912525275.2"),
+            (0.30000000000000004, "0.30000000000000004"),
+        ] {
+            assert_eq!(float_repr(x), text, "{x}");
+        }
+    }
+
+    #[test]
+    fn numbers_as_parse_number_reads_them() {
+        let int = |negative: bool, written: &str| {
+            Some(Scalar::Int(Decimal::read(negative, written.as_bytes())))
+        };
+        assert_eq!(parse_number(&units("42"), true), int(false, "42"));
+        assert_eq!(parse_number(&units("-007"), false), int(true, "007"));
+        assert_eq!(parse_number(&units("+0"), true), int(false, "0"));
+        let zeros = Decimal::read(true, b"007");
+        assert_eq!(
+            (zeros.text(), zeros.written_text(), zeros.small()),
+            ("-7".to_owned(), "-007".to_owned(), Some(-7))
+        );
+        let zero = Decimal::read(false, b"00");
+        assert_eq!(
+            (zero.text(), zero.written_text(), zero.small()),
+            ("0".to_owned(), "00".to_owned(), Some(0))
+        );
+        assert_eq!(parse_number(&units("1.5"), false), Some(Scalar::Float(1.5)));
+        assert_eq!(parse_number(&units("1.5"), true), None);
+        assert_eq!(
+            parse_number(&units("2.0"), true),
+            Some(Scalar::IntOfFloat(2.0))
+        );
+        assert_eq!(parse_number(&units("1."), false), Some(Scalar::Float(1.0)));
+        assert_eq!(
+            parse_number(&units(".5e1"), false),
+            Some(Scalar::Float(5.0))
+        );
+        assert_eq!(
+            parse_number(&units("1E+2"), false),
+            Some(Scalar::Float(100.0))
+        );
+        for text in [
+            "1e999", "-1e400", "", ".", "1e", "e5", "1.2.3", "١", "1_0", " 1", "inf", "nan", "0x10",
+        ] {
+            assert_eq!(parse_number(&units(text), false), None, "{text}");
+        }
+        assert_eq!(parse_number(&units(&"9".repeat(4001)), true), None);
+        assert!(matches!(
+            parse_number(&units(&"9".repeat(4000)), true),
+            Some(Scalar::Int(_))
+        ));
+    }
+
+    #[test]
+    fn decisions_follow_the_preference() {
+        let kinds = |ks: &[Kind]| ks.iter().fold(Kinds::NONE, |k, &x| k.with(x));
+        let int_bool = kinds(&[Kind::Integer, Kind::Boolean]);
+        assert_eq!(
+            decide(&units(" TRUE\u{3000}"), int_bool),
+            Decision::Converted {
+                expected: Kind::Boolean,
+                new: Scalar::Bool(true)
+            }
+        );
+        assert_eq!(decide(&units("x"), int_bool), Decision::KeptAsIs);
+        assert_eq!(
+            decide(&units("x"), kinds(&[Kind::String, Kind::Integer])),
+            Decision::AsIs
+        );
+        assert_eq!(
+            decide(&units("None"), kinds(&[Kind::Null])),
+            Decision::Converted {
+                expected: Kind::Null,
+                new: Scalar::Null
+            }
+        );
+        assert_eq!(
+            decide(&units("nil"), kinds(&[Kind::Null, Kind::Array])),
+            Decision::Decline
+        );
+        assert_eq!(
+            decide(&units("3"), kinds(&[Kind::Null, Kind::Array, Kind::Number])),
+            Decision::Converted {
+                expected: Kind::Number,
+                new: Scalar::Int(Decimal::read(false, b"3"))
+            }
+        );
+        assert_eq!(
+            decide(&units(&"1".repeat(4001)), int_bool),
+            Decision::TooManyDigits {
+                expected: Kind::Integer
+            }
+        );
+        assert_eq!(
+            decide(&units("\u{212A}"), kinds(&[Kind::Boolean])),
+            Decision::KeptAsIs
+        );
+        assert_eq!(
+            kinds(&[Kind::String, Kind::Array, Kind::Null]).expected(),
+            "array or null or string"
+        );
+        assert_eq!(Kinds::NONE.expected(), "");
+        assert_eq!(decide_no_schema(&units(" [1] ")), Decision::Decline);
+        assert_eq!(decide_no_schema(&units("[1")), Decision::AsIs);
+    }
+
+    #[test]
+    fn descriptions_are_short_json() {
+        let describe = |text: &str| String::from_utf8(describe_text(&units(text))).unwrap();
+        assert_eq!(describe("abc"), "\"abc\"");
+        assert_eq!(describe("a\"b\n"), "\"a\\\"b\\n\"");
+        assert_eq!(describe(&"x".repeat(58)), format!("\"{}\"", "x".repeat(58)));
+        assert_eq!(
+            describe(&"x".repeat(59)),
+            format!("\"{}...", "x".repeat(56))
+        );
+        assert_eq!(
+            describe(&"é".repeat(100)),
+            format!("\"{}...", "é".repeat(56))
+        );
+        let cut = describe(&format!("{}\u{1}", "x".repeat(54)));
+        assert_eq!(cut, format!("\"{}\\u...", "x".repeat(54)));
+        assert_eq!(child_path(b"city"), b"$.city");
+        assert_eq!(
+            child_path(b"a b\"\xed\xa0\x80"),
+            b"$[\"a b\\\"\xed\xa0\x80\"]"
+        );
+        assert_eq!(child_path(b"9a"), b"$[\"9a\"]");
+    }
+
+    #[test]
+    fn fragments_without_markup_are_decoded() {
+        assert_eq!(fragment_str("1 &lt; 2").as_deref(), Some("1 < 2"));
+        assert_eq!(
+            fragment_str("&#xD800; &#0;").as_deref(),
+            Some("&#xD800; &#0;")
+        );
+        assert!(fragment_str("<a>1</a>").is_none());
+        assert!(matches!(
+            fragment_str("plain"),
+            Some(Cow::Borrowed("plain"))
+        ));
+    }
+
+    #[test]
+    fn generalized_utf8_is_read_strictly() {
+        assert_eq!(decode_point(b"\xed\xa0\x80"), Some((0xD800, 3)));
+        assert_eq!(decode_point("é".as_bytes()), Some((0xE9, 2)));
+        assert_eq!(decode_point("😀".as_bytes()), Some((0x1F600, 4)));
+        for bad in [
+            &b"\xc0\x80"[..],
+            b"\xe0\x80\x80",
+            b"\xf4\x90\x80\x80",
+            b"\x80",
+            b"\xe2\x82",
+        ] {
+            assert_eq!(decode_point(bad), None);
+        }
+    }
+}
