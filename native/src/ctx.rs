@@ -76,7 +76,9 @@ pub struct Ctx {
     /// The events of the read in progress (the Python context's `out` too).
     pub out: Option<Py<PyList>>,
     property_names: RefCell<HashMap<Vec<u8>, PropertyNames>>,
-    plans: HashMap<(Vec<u8>, Vec<u8>), KeptPlan>,
+    /// By tool, then by key (looked up without copying either).
+    plans: HashMap<Vec<u8>, HashMap<Vec<u8>, KeptPlan>>,
+    plan_count: usize,
 }
 
 impl Ctx {
@@ -132,6 +134,7 @@ impl Ctx {
             out: None,
             property_names: RefCell::new(HashMap::new()),
             plans: HashMap::new(),
+            plan_count: 0,
         })
     }
 
@@ -229,8 +232,8 @@ impl Ctx {
         key: &[u8],
         root: &PyObject,
     ) -> PyResult<Plan<PyObject>> {
-        let at = (name.to_vec(), key.to_vec());
-        let plan = match self.plans.get(&at) {
+        let kept = self.plans.get(name).and_then(|by_key| by_key.get(key));
+        let plan = match kept {
             Some(plan) => plan.clone(),
             None => {
                 let plan = self.obj.bind(py).call_method1(
@@ -247,10 +250,15 @@ impl Ctx {
                     .collect::<PyResult<Vec<_>>>()?;
                 let schema = (!schema.is_none(py)).then_some(schema);
                 let plan = Rc::new((schema, mode, issues));
-                if self.plans.len() >= MAX_PLANS {
+                if self.plan_count >= MAX_PLANS {
                     self.plans.clear();
+                    self.plan_count = 0;
                 }
-                self.plans.insert(at, plan.clone());
+                self.plan_count += 1;
+                self.plans
+                    .entry(name.to_vec())
+                    .or_default()
+                    .insert(key.to_vec(), plan.clone());
                 plan
             }
         };

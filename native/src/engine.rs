@@ -26,8 +26,8 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use crate::ctx::{Ctx, Outcome};
 use crate::events;
 use crate::fast::Lane;
-use crate::lexicon::Name;
 use crate::lexicon::{Key, Lexicon, TagTerm as LTag, Terminal as LTerminal};
+use crate::lexicon::{Name, Unit};
 use crate::machine::{points_str, Env, Machine};
 use crate::pylexicon::{name_of, new_str, PyLexicon};
 use crate::rt::{self, key_terminal, GrammarRt, OpenerRt, LOOKAHEAD_CHARS};
@@ -97,11 +97,11 @@ pub struct Engine {
     py_scanner: PyObject,
     pub scanner: TextScanner,
     /// What each declared tool's tag, spelled as a literal opener, stands for.
-    spelled: Spelled,
+    spelled: Arc<Spelled>,
     pub opener_prefixes: Arc<HashSet<Vec<u32>>>,
     pub markup_prefixes: Arc<HashSet<Vec<u32>>>,
-    pub text_lexicons: TextLexicons,
-    pub code_lexicons: TextLexicons,
+    pub text_lexicons: Arc<TextLexicons>,
+    pub code_lexicons: Arc<TextLexicons>,
     pub ctx: Ctx,
     pub opts: Options,
     pub answered: bool,
@@ -109,9 +109,10 @@ pub struct Engine {
     pub held: Vec<u32>,
     /// A UTF-16 pair's first half, waiting for its second.
     pub high_surrogate: Option<u32>,
-    /// The block being read (its block's identity), and the block readers kept.
+    /// The block being read (its reader's place in `machines`), and the block
+    /// readers kept, one per kind of block (a grammar has a few).
     pub machine: Option<usize>,
-    pub machines: HashMap<usize, Machine>,
+    pub machines: Vec<Machine>,
     /// The current block's raw text (from `raw_base` on).
     pub raw: Vec<u32>,
     pub raw_base: i64,
@@ -228,31 +229,80 @@ fn find_seq(text: &[u32], seq: &[u32], from: usize, to: usize) -> Option<usize> 
     (from..=to - seq.len()).find(|&k| &text[k..k + seq.len()] == seq)
 }
 
+/// A set of held texts (the proper prefixes of a grammar's literals).
+pub type Prefixes = Arc<HashSet<Vec<u32>>>;
+
+/// What the native engine reads off Python objects that the grammar's caches
+/// keep (lexicons, prefix sets, spelled tool tags): read once each, kept by
+/// the identity of the object (kept alive here, so an identity is never
+/// reused), bounded. A parser is built per stream: reading them each time
+/// cost ten times the Python engine's whole construction.
+struct Kept {
+    lexicons: HashMap<usize, (PyObject, Arc<Lexicon>, Arc<TextLexicons>)>,
+    prefixes: HashMap<usize, (PyObject, Prefixes)>,
+    spelled: HashMap<usize, (PyObject, Arc<Spelled>)>,
+}
+
+static KEPT: std::sync::Mutex<Option<Kept>> = std::sync::Mutex::new(None);
+const MAX_KEPT_OBJECTS: usize = 1024;
+
+fn with_kept<R>(f: impl FnOnce(&mut Kept) -> R) -> R {
+    let mut guard = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    let kept = guard.get_or_insert_with(|| Kept {
+        lexicons: HashMap::new(),
+        prefixes: HashMap::new(),
+        spelled: HashMap::new(),
+    });
+    if kept.lexicons.len() + kept.prefixes.len() + kept.spelled.len() > MAX_KEPT_OBJECTS {
+        kept.lexicons.clear();
+        kept.prefixes.clear();
+        kept.spelled.clear();
+    }
+    f(kept)
+}
+
+/// The native twin of the reference lexicon `lexicon` (its terminals), and
+/// what the text lane needs of it.
+fn twin(lexicon: &Bound<'_, PyAny>) -> PyResult<(Arc<Lexicon>, Arc<TextLexicons>)> {
+    let id = lexicon.as_ptr() as usize;
+    if let Some(found) = with_kept(|k| k.lexicons.get(&id).map(|(_, l, t)| (l.clone(), t.clone())))
+    {
+        return Ok(found);
+    }
+    let core = Arc::new(
+        PyLexicon::new(lexicon.py(), &lexicon.getattr("terms")?)?
+            .core()
+            .clone(),
+    );
+    let text = Arc::new(TextLexicons::of(Some(&core)));
+    with_kept(|k| {
+        k.lexicons
+            .insert(id, (lexicon.clone().unbind(), core.clone(), text.clone()))
+    });
+    Ok((core, text))
+}
+
 /// The native scanner of the reference scanner `scanner`, as it stands, and
 /// the lexicons of the text lane.
 fn native_scanner(
     scanner: &Bound<'_, PyAny>,
-) -> PyResult<(TextScanner, TextLexicons, TextLexicons)> {
-    let twin = |lexicon: &Bound<'_, PyAny>| -> PyResult<Lexicon> {
-        Ok(PyLexicon::new(lexicon.py(), &lexicon.getattr("terms")?)?
-            .core()
-            .clone())
-    };
+) -> PyResult<(TextScanner, Arc<TextLexicons>, Arc<TextLexicons>)> {
     let openers_obj = scanner.getattr("_openers")?;
-    let openers = twin(&openers_obj)?;
+    let (openers, text_lexicons) = twin(&openers_obj)?;
     let code_obj = scanner.getattr("_code_openers")?;
-    let code = if code_obj.is_none() {
-        None
+    let (code, code_lexicons) = if code_obj.is_none() {
+        (None, Arc::new(TextLexicons::of(None)))
     } else {
-        Some(twin(&code_obj)?)
+        let (code, lexicons) = twin(&code_obj)?;
+        (Some(code), lexicons)
     };
     let mut answer = Vec::new();
     for lexicon in scanner.getattr("_answer_openers")?.try_iter()? {
         let lexicon = lexicon?;
-        answer.push((twin(&lexicon)?, lexicon.is(&openers_obj)));
+        answer.push((twin(&lexicon)?.0, lexicon.is(&openers_obj)));
     }
     let inside = match scanner.getattr("_reasoning_lexicons") {
-        Ok(pair) => Some(twin(&pair.downcast::<PyTuple>()?.get_item(1)?)?),
+        Ok(pair) => Some(twin(&pair.downcast::<PyTuple>()?.get_item(1)?)?.0),
         Err(_) => None,
     };
     let state = State::from_number(scanner.getattr("_state")?.extract()?)
@@ -269,8 +319,6 @@ fn native_scanner(
         markup.push(points_of(m?.downcast::<PyString>()?));
     }
     markup.sort();
-    let text_lexicons = TextLexicons::of(Some(&openers));
-    let code_lexicons = TextLexicons::of(code.as_ref());
     let core = TextScanner {
         lexicons: Lexicons {
             openers,
@@ -292,21 +340,30 @@ fn native_scanner(
     Ok((core, text_lexicons, code_lexicons))
 }
 
-fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<HashSet<Vec<u32>>> {
+/// The strings of a Python set, as code points (kept by the set's identity).
+fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<Arc<HashSet<Vec<u32>>>> {
+    let id = set.as_ptr() as usize;
+    if let Some(found) = with_kept(|k| k.prefixes.get(&id).map(|(_, p)| p.clone())) {
+        return Ok(found);
+    }
     let mut out = HashSet::new();
     for item in set.try_iter()? {
         out.insert(points_of(item?.downcast::<PyString>()?));
     }
+    let out = Arc::new(out);
+    with_kept(|k| k.prefixes.insert(id, (set.clone().unbind(), out.clone())));
     Ok(out)
 }
 
-/// What each declared tool's tag, spelled as a literal opener, stands for:
-/// (the literal, its tag term, the tool's name).
 type Spelled = Vec<(Vec<u32>, LTag, Vec<u32>)>;
 
-fn spelled_of(scanner: &Bound<'_, PyAny>) -> PyResult<Spelled> {
-    let mut out = Vec::new();
+fn spelled_of(scanner: &Bound<'_, PyAny>) -> PyResult<Arc<Spelled>> {
     let spelled = scanner.getattr("spelled")?;
+    let id = spelled.as_ptr() as usize;
+    if let Some(found) = with_kept(|k| k.spelled.get(&id).map(|(_, s)| s.clone())) {
+        return Ok(found);
+    }
+    let mut out = Vec::new();
     for item in spelled.call_method0("items")?.try_iter()? {
         let item = item?;
         let (literal, (term, name)): (
@@ -323,6 +380,11 @@ fn spelled_of(scanner: &Bound<'_, PyAny>) -> PyResult<Spelled> {
         };
         out.push((points_of(&literal), tag, points_of(&name)));
     }
+    let out = Arc::new(out);
+    with_kept(|k| {
+        k.spelled
+            .insert(id, (spelled.clone().unbind(), out.clone()))
+    });
     Ok(out)
 }
 
@@ -345,13 +407,13 @@ impl Engine {
         let answer_later = grammar.start.is_some() && core.answer;
         let mut engine = Engine {
             call_ends: gather_stops(&grammar.call_ends),
-            markup_prefixes: Arc::new(grammar.markup_prefixes.clone()),
+            markup_prefixes: grammar.markup_prefixes.clone(),
             grammar,
             reasoning_for,
             py_scanner: scanner.clone().unbind(),
             scanner: core,
             spelled: spelled_of(scanner)?,
-            opener_prefixes: Arc::new(prefixes_of(&scanner.getattr("opener_prefixes")?)?),
+            opener_prefixes: prefixes_of(&scanner.getattr("opener_prefixes")?)?,
             text_lexicons,
             code_lexicons,
             ctx: Ctx::new(ctx)?,
@@ -360,7 +422,7 @@ impl Engine {
             held: Vec::new(),
             high_surrogate: None,
             machine: None,
-            machines: HashMap::new(),
+            machines: Vec::new(),
             raw: Vec::new(),
             raw_base: 0,
             offset: 0,
@@ -424,26 +486,26 @@ impl Engine {
         let Some(auto) = &self.grammar.auto else {
             return Some(self.grammar.name.clone());
         };
-        let machine = self.machine.and_then(|id| self.machines.get(&id))?;
+        let machine = self.current_ref()?;
         if !machine.committed() {
             return None;
         }
         auto.owners.get(&machine.block.id).cloned()
     }
 
-    fn env_parts(&mut self) -> (&mut HashMap<usize, Machine>, &mut Ctx) {
+    fn env_parts(&mut self) -> (&mut Vec<Machine>, &mut Ctx) {
         (&mut self.machines, &mut self.ctx)
     }
 
     /// The machine reading the current block.
     pub fn current(&mut self) -> Option<&mut Machine> {
         let id = self.machine?;
-        self.machines.get_mut(&id)
+        self.machines.get_mut(id)
     }
 
     pub fn current_ref(&self) -> Option<&Machine> {
         let id = self.machine?;
-        self.machines.get(&id)
+        self.machines.get(id)
     }
 
     /// Run `f` on the current machine with the environment it reads in.
@@ -457,7 +519,7 @@ impl Engine {
             .ok_or_else(|| PyValueError::new_err("no block is being read"))?;
         let (machines, ctx) = self.env_parts();
         let machine = machines
-            .get_mut(&id)
+            .get_mut(id)
             .ok_or_else(|| PyValueError::new_err("no block reader"))?;
         let mut env = Env { py, ctx };
         f(machine, &mut env)
@@ -468,44 +530,45 @@ impl Engine {
     /// `_read`: read `delta` through the scanner or the block's readers; then
     /// arm the lane for the next delta. `after_lane`: what the lane took and
     /// gave no reader is read first, together with `delta`.
-    pub fn read<'py>(
+    pub fn read<'py, T: Unit>(
         &mut self,
         py: Python<'py>,
-        mut delta: Vec<u32>,
+        delta: &[T],
         after_lane: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         self.bug(py, "read")?;
+        // (one buffer: the held text, a pair's first half waiting, what the lane
+        // gathered and kept, the delta: the reference joins the same strings)
+        let mut text = std::mem::take(&mut self.held);
+        let held = text.len();
+        text.extend(self.high_surrogate.take());
         if after_lane {
             self.lane = None;
             self.closes_once = false;
-            if !self.kept.is_empty() {
-                let mut joined = std::mem::take(&mut self.kept);
-                joined.extend_from_slice(&delta);
-                delta = joined;
-            }
-            if !self.gathered.is_empty() {
-                let mut joined = std::mem::take(&mut self.gathered);
-                joined.extend_from_slice(&delta);
-                delta = joined;
-            }
+            text.append(&mut self.gathered);
+            text.append(&mut self.kept);
         }
-        if let Some(high) = self.high_surrogate.take() {
-            delta.insert(0, high);
-        }
-        join_surrogate_pairs(&mut delta);
-        if delta.last().is_some_and(|&c| is_high(c)) {
-            // a UTF-16 pair split across deltas: wait for the low half
-            self.high_surrogate = delta.pop();
+        text.extend(delta.iter().map(|&c| c.into()));
+        if text[held..].iter().any(|&c| (0xD800..=0xDFFF).contains(&c)) {
+            let mut joined = text.split_off(held);
+            join_surrogate_pairs(&mut joined);
+            text.append(&mut joined);
+            if text.len() > held && text.last().is_some_and(|&c| is_high(c)) {
+                // a UTF-16 pair split across deltas: wait for the low half
+                self.high_surrogate = text.pop();
+            }
         }
         let mut out = PyList::empty(py);
-        if !delta.is_empty() {
-            self.run(py, delta, &out, false)?;
+        if text.len() > held {
+            self.run_text(py, text, held, &out, false)?;
             if self.reasoning_runs {
                 out = self.joined_reasoning(py, &out)?;
             }
             if self.opts.collapse {
                 out = collapsed(py, &out)?;
             }
+        } else {
+            self.held = text; // (nothing new: the held text waits on)
         }
         self.lane = self.next_lane(py)?;
         Ok(out)
@@ -517,7 +580,7 @@ impl Engine {
         let mut out = PyList::empty(py);
         if self.lane.is_some() {
             // (what the lane took is read as the delta it was, then the end)
-            out = self.read(py, Vec::new(), true)?;
+            out = self.read::<u32>(py, &[], true)?;
             self.lane = None;
         }
         let high: Vec<u32> = self.high_surrogate.take().into_iter().collect();
@@ -553,17 +616,26 @@ impl Engine {
         out: &Bound<'_, PyList>,
         last: bool,
     ) -> PyResult<()> {
+        let mut text = std::mem::take(&mut self.held);
+        let held = text.len();
+        text.extend_from_slice(&delta);
+        self.run_text(py, text, held, out, last)
+    }
+
+    /// `_run` of `text`, the held text (its first `held` characters) and the
+    /// delta after it.
+    fn run_text(
+        &mut self,
+        py: Python<'_>,
+        mut text: Vec<u32>,
+        held: usize,
+        out: &Bound<'_, PyList>,
+        last: bool,
+    ) -> PyResult<()> {
         // (where calls announce themselves and stream their arguments)
         self.set_out(py, out)?;
-        recorded(py, &delta)?;
+        recorded(py, &text[held..])?;
         self.scanner.forget_text();
-        let mut text = if self.held.is_empty() {
-            delta
-        } else {
-            let mut text = std::mem::take(&mut self.held);
-            text.extend_from_slice(&delta);
-            text
-        };
         let mut i = 0;
         let mut n = text.len();
         while i < n {
@@ -792,10 +864,14 @@ impl Engine {
         at: i64,
     ) -> PyResult<()> {
         let id = opener.block.id;
-        self.machines
-            .entry(id)
-            .or_insert_with(|| Machine::new(opener.block.clone()));
-        self.machine = Some(id);
+        let place = match self.machines.iter().position(|m| m.block.id == id) {
+            Some(place) => place,
+            None => {
+                self.machines.push(Machine::new(opener.block.clone()));
+                self.machines.len() - 1
+            }
+        };
+        self.machine = Some(place);
         if start {
             self.answered = true;
         }
@@ -878,8 +954,8 @@ impl Engine {
         self.text_lexicons = text_lexicons;
         self.code_lexicons = code_lexicons;
         self.spelled = spelled_of(&switched)?;
-        self.opener_prefixes = Arc::new(prefixes_of(&switched.getattr("opener_prefixes")?)?);
-        self.markup_prefixes = Arc::new(member.markup_prefixes.clone());
+        self.opener_prefixes = prefixes_of(&switched.getattr("opener_prefixes")?)?;
+        self.markup_prefixes = member.markup_prefixes.clone();
         self.py_scanner = switched.unbind();
         self.call_ends = gather_stops(&member.call_ends);
         self.grammar = member;

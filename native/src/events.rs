@@ -27,6 +27,7 @@ struct EventClasses {
     call_start: EventClass,
     tool_call: EventClass,
     error: Py<PyType>,
+    issue: EventClass,
     reasoning_class: Py<PyType>,
     start_class: Py<PyType>,
     delta_class: Py<PyType>,
@@ -96,6 +97,11 @@ fn classes(py: Python<'_>) -> PyResult<&EventClasses> {
                 .getattr("ToolCallError")?
                 .downcast_into::<PyType>()?
                 .unbind(),
+            issue: event_class(
+                &py.import("toolparse.coercion.coerce")?,
+                "Issue",
+                &["path", "expected", "got", "action"],
+            )?,
             reasoning_class: events
                 .getattr("ReasoningDelta")?
                 .downcast_into::<PyType>()?
@@ -198,4 +204,10 @@ pub fn reasoning_class(py: Python<'_>) -> PyResult<Bound<'_, PyType>> {
 pub fn call_classes(py: Python<'_>) -> PyResult<(&Py<PyType>, &Py<PyType>)> {
     let c = classes(py)?;
     Ok((&c.start_class, &c.delta_class))
+}
+
+/// `Issue(path, expected, got, action)` (`toolparse.coercion.coerce.Issue`,
+/// a frozen slotted dataclass like the events).
+pub fn issue(py: Python<'_>, fields: &[&Bound<'_, PyAny>; 4]) -> PyResult<PyObject> {
+    build(py, &classes(py)?.issue, fields)
 }

@@ -136,6 +136,11 @@ pub struct StringLane {
     pub value: bool,
 }
 
+/// Append the code points `units` to `out`.
+fn extend_points<T: Unit>(out: &mut Vec<u32>, units: &[T]) {
+    out.extend(units.iter().map(|&c| c.into()));
+}
+
 /// `str.isprintable()` of the code points `units` (CPython's own test).
 fn all_printable<T: Unit>(units: &[T]) -> bool {
     units.iter().all(|&u| {
@@ -243,7 +248,10 @@ impl Engine {
     ) -> PyResult<Bound<'py, PyList>> {
         match self.through_lane(py, delta)? {
             Taken::Events(events) => Ok(events),
-            Taken::Read(after_lane) => self.read(py, points_of(delta), after_lane),
+            // (safe: a str, with the GIL held)
+            Taken::Read(after_lane) => unsafe {
+                crate::with_units!(delta.as_ptr(), units => self.read(py, units, after_lane))
+            },
         }
     }
 
@@ -275,7 +283,8 @@ impl Engine {
             return Ok(Taken::Read(false));
         };
         let kind = lane.kind;
-        let n = delta.len()? as i64;
+        // (safe: a str)
+        let n = unsafe { pyo3::ffi::PyUnicode_GET_LENGTH(delta.as_ptr()) } as i64;
         if self.takes(lane, delta) {
             if kind == LaneKind::Text {
                 self.offset += n;
@@ -293,7 +302,13 @@ impl Engine {
             match kind {
                 LaneKind::Gather => {
                     // read later, with the delta that decides
-                    self.gathered.extend(points_of(delta));
+                    // (safe: a str, with the GIL held)
+                    let gathered = &mut self.gathered;
+                    unsafe {
+                        crate::with_units!(delta.as_ptr(), units => {
+                            extend_points(gathered, units)
+                        })
+                    };
                     return Ok(Taken::Events(PyList::empty(py)));
                 }
                 LaneKind::Reasoning => return self.take_reasoning(py, delta).map(Taken::Events),
@@ -356,7 +371,7 @@ impl Engine {
                 .then(|| Lane::every(LaneKind::LineStart)));
         }
         let id = self.machine.unwrap_or_default();
-        let Some(machine) = self.machines.get(&id) else {
+        let Some(machine) = self.machines.get(id) else {
             return Ok(None);
         };
         // (with collapse, no string lane: it emits deltas itself)

@@ -23,7 +23,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
 
 use crate::entities;
@@ -645,17 +644,6 @@ fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
     }))
 }
 
-/// `toolparse.coercion.coerce.Issue`.
-fn issue_class(py: Python<'_>) -> PyResult<&PyObject> {
-    static ISSUE: GILOnceCell<PyObject> = GILOnceCell::new();
-    ISSUE.get_or_try_init(py, || {
-        Ok(py
-            .import("toolparse.coercion.coerce")?
-            .getattr("Issue")?
-            .unbind())
-    })
-}
-
 /// Digits `int()` reads whatever `sys.get_int_max_str_digits()` says
 /// (`_PY_LONG_MAX_STR_DIGITS_THRESHOLD`, the least limit that can be set).
 const UNLIMITED_DIGITS: usize = 640;
@@ -746,10 +734,16 @@ pub fn coerce_text(
         // SAFETY: as above.
         let got = unsafe { crate::with_units!(text.as_ptr(), units => describe_text(units)) };
         let got = crate::calls_py::py_of(py, &got)?;
-        Ok(issue_class(py)?
-            .bind(py)
-            .call1((path, expected, got, action))?
-            .unbind())
+        let (expected, action) = (PyString::new(py, expected), PyString::new(py, action));
+        crate::events::issue(
+            py,
+            &[
+                path.as_any(),
+                expected.as_any(),
+                got.as_any(),
+                action.as_any(),
+            ],
+        )
     };
     let same = || text.clone().into_any().unbind();
     Ok(Some(match decision {

@@ -170,6 +170,41 @@ pub fn repr_str(chars: &[u32], printable: impl Fn(u32) -> bool) -> String {
     out
 }
 
+/// The keys seen in one object (a duplicate keeps its first value). Most
+/// objects have a few keys: a short list, searched; past that a hash set
+/// (SipHash, which model-written keys cannot make collide).
+#[derive(Debug, Default)]
+struct KeySet {
+    few: Vec<Vec<u8>>,
+    many: Option<HashSet<Vec<u8>>>,
+}
+
+/// Keys a [`KeySet`] keeps in its list.
+const FEW_KEYS: usize = 8;
+
+impl KeySet {
+    fn contains(&self, key: &[u8]) -> bool {
+        match &self.many {
+            Some(many) => many.contains(key),
+            None => self.few.iter().any(|k| k == key),
+        }
+    }
+
+    fn insert(&mut self, key: Vec<u8>) {
+        if let Some(many) = &mut self.many {
+            many.insert(key);
+            return;
+        }
+        if self.few.len() < FEW_KEYS {
+            self.few.push(key);
+            return;
+        }
+        let mut many: HashSet<Vec<u8>> = self.few.drain(..).collect();
+        many.insert(key);
+        self.many = Some(many);
+    }
+}
+
 /// Why reading stopped short: the text (a [`JsonSyntaxError`]), or a typer's
 /// or router's own failure (a Python exception, for Python-backed ones).
 #[derive(Debug, PartialEq, Eq)]
@@ -657,7 +692,7 @@ pub struct JsonRewriter<Ty> {
     /// Members written so far per container.
     counts: Vec<usize>,
     /// Keys seen per container (empty for arrays), as canonical text.
-    keysets: Vec<HashSet<Vec<u8>>>,
+    keysets: Vec<KeySet>,
     /// Per open container: does the typer have a frame for it.
     typed: Vec<bool>,
     divert: Vec<Divert>,
@@ -984,7 +1019,7 @@ impl<Ty: ValueTyper> JsonRewriter<Ty> {
             let kind = c as u8;
             self.kinds.push(kind);
             self.counts.push(0);
-            self.keysets.push(HashSet::new());
+            self.keysets.push(KeySet::default());
             self.typed.push(typed);
             self.write(self.out, &[kind]);
             self.state = if kind == b'{' {

@@ -130,10 +130,13 @@ impl PyTextScanner {
             .collect::<PyResult<Vec<_>>>()?;
         let core = TextScanner {
             lexicons: Lexicons {
-                openers: openers.core().clone(),
-                code: code.as_ref().map(|c| c.core().clone()),
-                answer: answer_cores,
-                inside,
+                openers: std::sync::Arc::new(openers.core().clone()),
+                code: code.as_ref().map(|c| std::sync::Arc::new(c.core().clone())),
+                answer: answer_cores
+                    .into_iter()
+                    .map(|(l, same)| (std::sync::Arc::new(l), same))
+                    .collect(),
+                inside: inside.map(std::sync::Arc::new),
             },
             state,
             fence: fence.chars().next().map(u32::from),

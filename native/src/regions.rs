@@ -289,7 +289,7 @@ impl Machine {
                         };
                         if step.to != TO_STAY {
                             if hit.is_some() || j < lexicon.partial_start(text, i, &view) {
-                                take = Some(step.clone());
+                                take = Some(step);
                             }
                         } else if hit.is_none() && end < n {
                             // (the text is passed over, up to the next terminal)
@@ -298,7 +298,7 @@ impl Machine {
                     }
                     view.check()?;
                     if let Some(step) = take {
-                        return self.step(env, &step, j, j, None, base);
+                        return self.step(env, step, j, j, None, base);
                     }
                 }
             }
@@ -422,9 +422,9 @@ impl Machine {
             parts.truncate(before);
             let otherwise = region
                 .otherwise
-                .clone()
+                .as_ref()
                 .ok_or_else(|| assertion("a name region with no otherwise"))?;
-            return self.step(env, &otherwise, at, at, None, base);
+            return self.step(env, otherwise, at, at, None, base);
         }
         let Some(hit) = hit else {
             return Ok(if limit == n { limit } else { self.wait(limit) });
@@ -450,9 +450,9 @@ impl Machine {
         if name.is_empty() || name.len() > max_len || (declared && !self.declares(env, &name)) {
             let otherwise = region
                 .otherwise
-                .clone()
+                .as_ref()
                 .ok_or_else(|| assertion("a name region with no otherwise"))?;
-            return self.step(env, &otherwise, hit.start, hit.start, None, base);
+            return self.step(env, otherwise, hit.start, hit.start, None, base);
         }
         self.name = name;
         self.hit_step(env, region, text, &hit, base)
@@ -607,10 +607,9 @@ impl Machine {
             } else if let Some((_, step)) =
                 ends.iter().find(|(e, _)| *e == c).filter(|_| *depth == 0)
             {
-                let step = step.clone();
                 let piece = text[start..j].to_vec();
                 self.value_text(&piece);
-                return self.step(env, &step, j, j + 1, None, base);
+                return self.step(env, step, j, j + 1, None, base);
             } else {
                 i = j + 1; // (a closing bracket with none open: the literal parser reports it)
             }
@@ -749,9 +748,9 @@ fn read_json_calls(
         } else if state == LEAD {
             let otherwise = region
                 .otherwise
-                .clone()
+                .as_ref()
                 .ok_or_else(|| assertion("a JSON calls region with no otherwise"))?;
-            return machine.step(env, &otherwise, i, i, None, base);
+            return machine.step(env, otherwise, i, i, None, base);
         } else if separators.contains(&c) {
             i += 1;
         } else if c == u32::from(b']')

@@ -343,7 +343,7 @@ pub struct GrammarRt {
     pub start_openers: Option<Vec<LTerminal>>,
     /// Every character a call or its block can end with.
     pub call_ends: Vec<u32>,
-    pub markup_prefixes: HashSet<Vec<u32>>,
+    pub markup_prefixes: Arc<HashSet<Vec<u32>>>,
     pub auto: Option<AutoRt>,
     /// The Python `CompiledGrammar` (kept: the caches are by its identity).
     pub py: PyObject,
@@ -535,7 +535,7 @@ pub fn grammar_of(compiled: &Bound<'_, PyAny>) -> PyResult<Arc<GrammarRt>> {
         start,
         start_openers,
         call_ends: call_ends.chars().map(u32::from).collect(),
-        markup_prefixes: prefixes_of(&compiled.getattr("markup_prefixes")?)?,
+        markup_prefixes: Arc::new(prefixes_of(&compiled.getattr("markup_prefixes")?)?),
         auto,
         py: compiled.clone().unbind(),
     });

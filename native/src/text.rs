@@ -9,6 +9,8 @@
 //! still be an opener, or the beginning of a line whose kind is not known
 //! yet, is held back. The states and their names are the reference's.
 
+use std::sync::Arc;
+
 use crate::lexicon::{Hit, Key, Lexicon, TagContext, Unit};
 use crate::tags::is_python_space;
 
@@ -152,14 +154,14 @@ fn begins_with<T: Unit>(text: &[T], at: usize, word: &[u32]) -> bool {
 pub struct Lexicons {
     /// The openers looked for in the text (with the reasoning markers, for
     /// reasoning that opens anywhere).
-    pub openers: Lexicon,
+    pub openers: Arc<Lexicon>,
     /// In Markdown code and quotes, the openers that are special tokens.
-    pub code: Option<Lexicon>,
+    pub code: Option<Arc<Lexicon>>,
     /// Where the answer begins, these open a block; `true`: it is `openers`
     /// itself (the reference compares them by identity).
-    pub answer: Vec<(Lexicon, bool)>,
+    pub answer: Vec<(Arc<Lexicon>, bool)>,
     /// Inside reasoning: its closer.
-    pub inside: Option<Lexicon>,
+    pub inside: Option<Arc<Lexicon>>,
 }
 
 /// Finds openers in the visible text, outside code fences and quotes, and the
@@ -327,9 +329,9 @@ impl TextScanner {
     /// A reasoning marker found among the openers, named as such (`_hit`).
     fn hit(&self, hit: Hit, source: Source) -> ScanHit {
         let lexicon = match source {
-            Source::Openers => Some(&self.lexicons.openers),
-            Source::Code => self.lexicons.code.as_ref(),
-            Source::Answer(k) => self.lexicons.answer.get(k).map(|(l, _)| l),
+            Source::Openers => Some(&*self.lexicons.openers),
+            Source::Code => self.lexicons.code.as_deref(),
+            Source::Answer(k) => self.lexicons.answer.get(k).map(|(l, _)| &**l),
         };
         let literal = match (hit.key, lexicon) {
             (Key::Literal(k), Some(lexicon)) => lexicon.literals().get(k),
@@ -631,10 +633,10 @@ mod tests {
         }
         TextScanner {
             lexicons: Lexicons {
-                openers: lexicon(&openers),
+                openers: Arc::new(lexicon(&openers)),
                 code: None,
                 answer: Vec::new(),
-                inside: reasoning.map(|(_, close)| lexicon(&[close])),
+                inside: reasoning.map(|(_, close)| Arc::new(lexicon(&[close]))),
             },
             state: State::LineStart,
             fence: None,
