@@ -23,7 +23,7 @@ use crate::events;
 use crate::lexicon::{Lexicon, Unit};
 use crate::machine::{Machine, View};
 use crate::rt::Kind;
-use crate::scan::{look, Breaker, Found, JsonText, Look, StopSet, Unprintable, MAX_KEPT};
+use crate::scan::{look, Breaker, Found, JsonText, Latin1Takes, Look, StopSet, Unprintable, MAX_KEPT};
 use crate::tables::CharClass;
 use crate::tags::is_python_space;
 use crate::text::State;
@@ -87,6 +87,9 @@ pub struct Lane {
     pub prefixes: Option<Arc<HashSet<Vec<u32>>>>,
     /// (text lane) in the code openers' state (quote, code), not the openers'.
     pub code: bool,
+    /// What the lane takes of text stored a byte a code point (most deltas),
+    /// as a bitmap: the same answer as [`look`], a byte at a time.
+    latin1: Latin1Takes,
 }
 
 const UNBOUNDED: i64 = i64::MAX;
@@ -101,6 +104,7 @@ impl Lane {
         };
         Lane {
             kind,
+            latin1: Latin1Takes::new(&stops, unprintable, false),
             stops,
             pattern: None,
             room,
@@ -108,6 +112,12 @@ impl Lane {
             prefixes: None,
             code: false,
         }
+    }
+
+    /// Every delta stops (true), or only those with a stop (false).
+    fn set_every(&mut self, every: bool) {
+        self.stops.every = every;
+        self.latin1 = Latin1Takes::new(&self.stops, self.unprintable, self.pattern.is_some());
     }
 
     fn every(kind: LaneKind) -> Lane {
@@ -121,6 +131,7 @@ impl Lane {
         stops.add(0); // (NONE: a stop that stands for no character)
         let mut lane = Lane::new(LaneKind::Gather, stops, room);
         lane.pattern = Some(pattern);
+        lane.latin1 = Latin1Takes::new(&lane.stops, lane.unprintable, true);
         lane
     }
 }
@@ -261,6 +272,19 @@ impl Engine {
         let call_ends = &self.call_ends;
         // (safe: a str, with the GIL held)
         unsafe {
+            let text = delta.as_ptr();
+            if pyo3::ffi::PyUnicode_KIND(text) == pyo3::ffi::PyUnicode_1BYTE_KIND && lane.pattern.is_none() {
+                let n = pyo3::ffi::PyUnicode_GET_LENGTH(text) as usize;
+                let bytes = std::slice::from_raw_parts(pyo3::ffi::PyUnicode_DATA(text) as *const u8, n);
+                if lane.latin1.takes(bytes) {
+                    return true;
+                }
+                // (the bitmap is exact but for the non-ASCII characters a string
+                // lane asks `isprintable` about: those are looked at below)
+                if lane.unprintable != Unprintable::Any || bytes.is_ascii() {
+                    return false;
+                }
+            }
             crate::with_units!(delta.as_ptr(), units => {
                 match look(units, &lane.stops, lane.unprintable) {
                     Look::Stops => false,
@@ -753,7 +777,7 @@ impl Engine {
         if !kept.is_empty() || !self.kept.is_empty() {
             // (while text is kept, every delta is decided here)
             if let Some(lane) = self.lane.as_mut() {
-                lane.stops.every = !kept.is_empty();
+                lane.set_every(!kept.is_empty());
             }
             room += kept.len() as i64;
             self.kept = kept;
