@@ -138,6 +138,8 @@ pub struct Engine {
     pub string: Option<crate::fast::StringLane>,
     pub kept: Vec<u32>,
     pub first_characters: bool,
+    /// A buffer reused by the lanes (no allocation per delta).
+    pub scratch: Vec<u32>,
     /// (tests) a bug planted at a named place: the exception it raises there
     /// (see `Core._plant`).
     pub planted: Option<(String, PyObject)>,
@@ -440,6 +442,7 @@ impl Engine {
             string: None,
             kept: Vec::new(),
             first_characters: false,
+            scratch: Vec::new(),
             planted: None,
         };
         engine.answered = engine.grammar.start.is_none();

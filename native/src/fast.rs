@@ -23,11 +23,12 @@ use crate::events;
 use crate::lexicon::{Lexicon, Unit};
 use crate::machine::{Machine, View};
 use crate::rt::Kind;
-use crate::scan::{look, Breaker, Found, JsonText, Latin1Takes, Look, StopSet, Unprintable, MAX_KEPT};
+use crate::scan::{
+    look, Breaker, Found, JsonText, Latin1Takes, Look, StopSet, Unprintable, MAX_KEPT,
+};
 use crate::tables::CharClass;
 use crate::tags::is_python_space;
 use crate::text::State;
-use crate::wide;
 
 /// Which lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,6 +148,14 @@ pub struct StringLane {
     pub value: bool,
 }
 
+/// `units` hold a quote or a backslash (JSON escapes them).
+fn has_escapes<T: Unit>(units: &[T]) -> bool {
+    units.iter().any(|&c| {
+        let c: u32 = c.into();
+        c == u32::from(b'"') || c == u32::from(b'\\')
+    })
+}
+
 /// Append the code points `units` to `out`.
 fn extend_points<T: Unit>(out: &mut Vec<u32>, units: &[T]) {
     out.extend(units.iter().map(|&c| c.into()));
@@ -239,6 +248,12 @@ impl Machine {
     }
 }
 
+/// A streamed piece's JSON: code points, or UTF-8 text of so many code points.
+enum Piece<'a> {
+    Points(&'a [u32]),
+    Text(&'a str, usize),
+}
+
 /// What a delta became.
 pub enum Taken<'py> {
     Events(Bound<'py, PyList>),
@@ -273,9 +288,12 @@ impl Engine {
         // (safe: a str, with the GIL held)
         unsafe {
             let text = delta.as_ptr();
-            if pyo3::ffi::PyUnicode_KIND(text) == pyo3::ffi::PyUnicode_1BYTE_KIND && lane.pattern.is_none() {
+            if pyo3::ffi::PyUnicode_KIND(text) == pyo3::ffi::PyUnicode_1BYTE_KIND
+                && lane.pattern.is_none()
+            {
                 let n = pyo3::ffi::PyUnicode_GET_LENGTH(text) as usize;
-                let bytes = std::slice::from_raw_parts(pyo3::ffi::PyUnicode_DATA(text) as *const u8, n);
+                let bytes =
+                    std::slice::from_raw_parts(pyo3::ffi::PyUnicode_DATA(text) as *const u8, n);
                 if lane.latin1.takes(bytes) {
                     return true;
                 }
@@ -342,9 +360,7 @@ impl Engine {
                         self.take_string(py, delta).map(Taken::Events)
                     } else {
                         // a JSON string's text: its own JSON
-                        let points = points_of(delta);
-                        self.streamed(py, &points, &points, delta)
-                            .map(Taken::Events)
+                        self.streamed_as_is(py, delta).map(Taken::Events)
                     };
                 }
                 _ => {}
@@ -623,23 +639,29 @@ impl Engine {
         delta: &Bound<'py, PyString>,
     ) -> PyResult<Option<Bound<'py, PyList>>> {
         self.bug(py, "prefix")?;
-        let points = points_of(delta);
-        let mut prefix = self.prefix.clone();
-        prefix.extend_from_slice(&points);
+        let start = self.prefix.len();
+        // (safe: a str, with the GIL held)
+        unsafe {
+            crate::with_units!(delta.as_ptr(), units => extend_points(&mut self.prefix, units))
+        };
         let held = self
             .lane
             .as_ref()
             .and_then(|l| l.prefixes.as_ref())
-            .is_some_and(|p| p.contains(&prefix));
+            .is_some_and(|p| p.contains(&self.prefix));
         if !held {
-            return if self.machine.is_some() {
-                Ok(None)
-            } else {
-                self.text_after_prefix(py, prefix)
-            };
+            if self.machine.is_some() {
+                self.prefix.truncate(start);
+                return Ok(None);
+            }
+            let prefix = self.prefix.clone();
+            self.prefix.truncate(start);
+            return self.text_after_prefix(py, prefix);
         }
-        self.prefix = prefix;
-        self.gathered.extend(points);
+        let Engine {
+            prefix, gathered, ..
+        } = self;
+        gathered.extend_from_slice(&prefix[start..]);
         Ok(Some(PyList::empty(py)))
     }
 
@@ -684,27 +706,32 @@ impl Engine {
         )?))
     }
 
-    /// The machine's call's argument text, appended to (the string lane's).
-    fn append_args(&mut self, piece: &[u8]) {
-        if let Some(machine) = self.current() {
-            machine.append_args(piece);
-        }
-    }
-
     /// A string argument's piece streamed: `taken` (the text as written)
     /// into the raw text, `piece` (its JSON) into the arguments, and the
-    /// `ToolCallDelta` of the JSON.
+    /// `ToolCallDelta` of the JSON. (`piece`: code points, or UTF-8 text.)
     fn streamed<'py>(
         &mut self,
         py: Python<'py>,
         taken: &[u32],
-        piece: &[u32],
+        piece: Piece<'_>,
         piece_str: &Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyList>> {
         self.raw.extend_from_slice(taken);
-        let mut bytes = Vec::with_capacity(piece.len());
-        wide::push_units(&mut bytes, piece);
-        self.append_args(&bytes);
+        if let Some(args) = self.current().and_then(Machine::args_mut) {
+            match piece {
+                Piece::Points(points) => args.push_units(points),
+                Piece::Text(text, chars) => args.push_str(text, chars),
+            }
+        }
+        self.string_delta(py, piece_str)
+    }
+
+    /// The `ToolCallDelta` of the string that streams.
+    fn string_delta<'py>(
+        &self,
+        py: Python<'py>,
+        piece: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let Some(string) = self.string.as_ref() else {
             return Ok(PyList::empty(py));
         };
@@ -714,9 +741,37 @@ impl Engine {
                 py,
                 string.index.bind(py),
                 string.id.bind(py),
-                piece_str.as_any(),
+                piece.as_any(),
             )?,
         )
+    }
+
+    /// A delta that is its own JSON (a JSON string's plain text, or a value's
+    /// with nothing to escape): into the raw text and the arguments as it is.
+    fn streamed_as_is<'py>(
+        &mut self,
+        py: Python<'py>,
+        delta: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let Engine {
+            raw,
+            machines,
+            machine,
+            ..
+        } = self;
+        let args = machine
+            .and_then(|at| machines.get_mut(at))
+            .and_then(Machine::args_mut);
+        // (safe: a str, with the GIL held)
+        unsafe {
+            crate::with_units!(delta.as_ptr(), units => {
+                extend_points(raw, units);
+                if let Some(args) = args {
+                    args.push_units(units);
+                }
+            })
+        };
+        self.string_delta(py, delta)
     }
 
     /// `_to_string`: (a value) plain text inside a value that streams as a
@@ -727,16 +782,16 @@ impl Engine {
         delta: &Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyList>> {
         self.bug(py, "value sink")?;
-        let points = points_of(delta);
-        if points
-            .iter()
-            .any(|&c| c == u32::from(b'"') || c == u32::from(b'\\'))
-        {
-            let encoded = json_body(&points);
-            let piece = pystr(py, &encoded)?;
-            return self.streamed(py, &points, &encoded, &piece);
+        // (safe: a str, with the GIL held)
+        let escapes = unsafe { crate::with_units!(delta.as_ptr(), units => has_escapes(units)) };
+        if !escapes {
+            return self.streamed_as_is(py, delta);
         }
-        self.streamed(py, &points, &points, delta)
+        let points = points_of(delta);
+        let encoded = crate::scan::json_encoded(&points);
+        let piece = PyString::new(py, &encoded);
+        let chars = piece.len()?;
+        self.streamed(py, &points, Piece::Text(&encoded, chars), &piece)
     }
 
     /// `_string_piece`: a delta that is not plain text as it stands: an
@@ -750,56 +805,79 @@ impl Engine {
     ) -> PyResult<Option<Bound<'py, PyList>>> {
         self.bug(py, "string piece")?;
         let value = self.string.as_ref().is_some_and(|s| s.value);
-        let delta_points = points_of(delta);
-        let mut text = self.kept.clone();
-        text.extend_from_slice(&delta_points);
-        let found: Option<(Vec<u32>, usize)> = if value {
-            self.value_piece(py, &text)?
+        let mut text = std::mem::take(&mut self.scratch);
+        text.clear();
+        text.extend_from_slice(&self.kept);
+        // (safe: a str, with the GIL held)
+        unsafe { crate::with_units!(delta.as_ptr(), units => extend_points(&mut text, units)) };
+        let taken = self.string_text(py, value, &text);
+        self.scratch = text;
+        taken
+    }
+
+    /// `_string_piece` on `text`, the kept text and the delta after it.
+    fn string_text<'py>(
+        &mut self,
+        py: Python<'py>,
+        value: bool,
+        text: &[u32],
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        // (what is taken and streamed: text[..split]; its JSON: the encoded
+        // text when there is one, else that text itself)
+        let found: Option<(Option<String>, usize)> = if value {
+            self.value_piece(py, text)?
+                .map(|(piece, split)| (Some(piece), split))
         } else {
-            match json_text_of(&text) {
-                JsonText::Whole => Some((text.clone(), text.len())),
-                JsonText::ButLastBackslash => {
-                    Some((text[..text.len() - 1].to_vec(), text.len() - 1))
-                }
+            match json_text_of(text) {
+                JsonText::Whole => Some((None, text.len())),
+                JsonText::ButLastBackslash => Some((None, text.len() - 1)),
                 JsonText::No => None,
             }
         };
         let room = self.lane.as_ref().map_or(0, |l| l.room) - text.len() as i64;
-        let Some((piece, split)) = found.filter(|_| room >= 0) else {
+        let Some((encoded, split)) = found.filter(|_| room >= 0) else {
             return if value {
-                self.ends_value(py, &delta_points)
+                let delta = text[self.kept.len()..].to_vec();
+                self.ends_value(py, &delta)
             } else {
                 Ok(None)
             };
         };
-        let kept = text[split..].to_vec();
         let mut room = room;
-        if !kept.is_empty() || !self.kept.is_empty() {
+        let keep = text.len() - split;
+        if keep > 0 || !self.kept.is_empty() {
             // (while text is kept, every delta is decided here)
             if let Some(lane) = self.lane.as_mut() {
-                lane.set_every(!kept.is_empty());
+                lane.set_every(keep > 0);
             }
-            room += kept.len() as i64;
-            self.kept = kept;
+            room += keep as i64;
+            self.kept.clear();
+            self.kept.extend_from_slice(&text[split..]);
         }
         if let Some(lane) = self.lane.as_mut() {
             lane.room = room;
         }
-        if piece.is_empty() {
-            return Ok(Some(PyList::empty(py)));
+        let taken = &text[..split];
+        match encoded {
+            None if taken.is_empty() => Ok(Some(PyList::empty(py))),
+            None => {
+                let piece = pystr(py, taken)?;
+                self.streamed(py, taken, Piece::Points(taken), &piece)
+                    .map(Some)
+            }
+            Some(encoded) if encoded.is_empty() => Ok(Some(PyList::empty(py))),
+            Some(encoded) => {
+                let piece = PyString::new(py, &encoded);
+                let chars = piece.len()?;
+                self.streamed(py, taken, Piece::Text(&encoded, chars), &piece)
+                    .map(Some)
+            }
         }
-        let piece_str = pystr(py, &piece)?;
-        let taken = if value {
-            text[..split].to_vec()
-        } else {
-            piece.clone()
-        };
-        self.streamed(py, &taken, &piece, &piece_str).map(Some)
     }
 
     /// `ValueReader.fast_piece` for the value that streams: (its JSON piece,
     /// where the kept text begins), or None where the reader must read it.
-    fn value_piece(&self, py: Python<'_>, text: &[u32]) -> PyResult<Option<(Vec<u32>, usize)>> {
+    fn value_piece(&self, py: Python<'_>, text: &[u32]) -> PyResult<Option<(String, usize)>> {
         let Some(machine) = self.current_ref() else {
             return Ok(None);
         };
@@ -811,7 +889,7 @@ impl Engine {
         let xml = *xml;
         let breaker = crate::scan::value_breaker(text, xml);
         if breaker == Breaker::Nowhere {
-            return Ok(Some((json_body(text), text.len())));
+            return Ok(Some((crate::scan::json_encoded(text), text.len())));
         }
         if !value.fast_ok() {
             return Ok(None);
@@ -864,12 +942,6 @@ fn plain_up_to(text: &[u32], literals: Option<&crate::scan::Literals>) -> Option
     }
 }
 
-/// `encode_basestring(text)[1:-1]` as code points.
-fn json_body(text: &[u32]) -> Vec<u32> {
-    let encoded = crate::scan::json_encoded(text);
-    encoded.chars().map(u32::from).collect()
-}
-
 fn json_text_of(text: &[u32]) -> JsonText {
     crate::scan::json_text(text)
 }
@@ -882,14 +954,14 @@ fn fast_piece(
     xml: bool,
     text: &[u32],
     breaker: Breaker,
-) -> Option<(Vec<u32>, usize)> {
+) -> Option<(String, usize)> {
     let n = text.len();
     if let Breaker::BlankLastLine(last) = breaker {
         // the first breaker is a blank last line: all but that line, and that line waits
         if n - last > MAX_KEPT {
             return None;
         }
-        return Some((json_body(&text[..last]), last));
+        return Some((crate::scan::json_encoded(&text[..last]), last));
     }
     let mut end = n;
     let lt_char = u32::from(b'<');
@@ -945,9 +1017,9 @@ fn fast_piece(
         }
     }
     let piece = if xml {
-        json_body(&crate::entities::decoded(&text[..cut]))
+        crate::scan::json_encoded(&crate::entities::decoded(&text[..cut]))
     } else {
-        json_body(&text[..cut])
+        crate::scan::json_encoded(&text[..cut])
     };
     Some((piece, cut))
 }

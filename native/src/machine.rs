@@ -467,12 +467,9 @@ impl Machine {
         })
     }
 
-    /// Append `piece` (generalized UTF-8) to the call's argument text (the
-    /// string lane's text, already streamed as a delta).
-    pub fn append_args(&mut self, piece: &[u8]) {
-        if let Some(slot) = self.slot.as_mut() {
-            slot.call.args_mut().append(piece);
-        }
+    /// The call's argument text (the string lane appends what it streamed).
+    pub fn args_mut(&mut self) -> Option<&mut crate::pieces::Pieces> {
+        self.slot.as_mut().map(|slot| slot.call.args_mut())
     }
 
     /// The call's name, or the name just read (`Machine.call_name`).

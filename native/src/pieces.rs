@@ -27,6 +27,18 @@ impl Pieces {
         self.length += wide::code_points(piece);
     }
 
+    /// Append the code points `units` (as [`wide::push_units`] writes them).
+    pub fn push_units<T: Copy + Into<u32>>(&mut self, units: &[T]) {
+        wide::push_units(&mut self.text, units);
+        self.length += units.len();
+    }
+
+    /// Append `text`, valid UTF-8 of `chars` code points.
+    pub fn push_str(&mut self, text: &str, chars: usize) {
+        self.text.extend_from_slice(text.as_bytes());
+        self.length += chars;
+    }
+
     /// The whole text so far.
     pub fn text(&self) -> &[u8] {
         &self.text
