@@ -996,6 +996,10 @@ impl<'py> Reader<'_, 'py> {
                 return Ok(Some(PyString::new(self.py, plain).into_any()));
             }
         }
+        if let Some(text) = unescaped(body) {
+            // (the usual case: valid UTF-8, escapes of no surrogate)
+            return Ok(Some(PyString::new(self.py, &text).into_any()));
+        }
         let mut points = Vec::with_capacity(body.len());
         let mut i = 0;
         while i < body.len() {
@@ -1125,6 +1129,48 @@ fn hex_value(hex: &[u8]) -> Option<u32> {
 /// The code point generalized UTF-8 `bytes` begin with, and its length:
 /// UTF-8, surrogates in three bytes allowed (what `surrogatepass` reads);
 /// None for anything else (overlong, cut, past U+10FFFF).
+/// The text of a JSON string's body with escapes (`"\\..."`), when it is valid
+/// UTF-8 and escapes no surrogate: the runs between escapes copied whole.
+/// None: [`Reader::string`] decodes it a code point at a time.
+fn unescaped(body: &[u8]) -> Option<String> {
+    let mut out: Vec<u8> = Vec::with_capacity(body.len());
+    let mut i = 0;
+    while i < body.len() {
+        let run = body[i..]
+            .iter()
+            .position(|&b| b == b'\\')
+            .map_or(body.len(), |k| i + k);
+        out.extend_from_slice(&body[i..run]);
+        i = run;
+        if i >= body.len() {
+            break;
+        }
+        let c = match body.get(i + 1)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let c = hex_value(body.get(i + 2..i + 6)?)?;
+                if wide::is_surrogate(c) {
+                    return None;
+                }
+                i += 4;
+                char::from_u32(c)?
+            }
+            _ => return None,
+        };
+        let mut buffer = [0u8; 4];
+        out.extend_from_slice(c.encode_utf8(&mut buffer).as_bytes());
+        i += 2;
+    }
+    String::from_utf8(out).ok()
+}
+
 fn decode_point(bytes: &[u8]) -> Option<(u32, usize)> {
     let lead = *bytes.first()?;
     let cont = |i: usize, low: u8, high: u8| -> Option<u32> {

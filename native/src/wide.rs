@@ -33,8 +33,19 @@ pub fn push_code_point(out: &mut Vec<u8>, c: u32) {
 /// Append the code points `units` (a Python string's data) as they are.
 pub fn push_units<T: Copy + Into<u32>>(out: &mut Vec<u8>, units: &[T]) {
     out.reserve(units.len());
-    for &unit in units {
-        push_code_point(out, unit.into());
+    // (ASCII runs, most text, a byte each: copied in one go)
+    let mut k = 0;
+    while k < units.len() {
+        let ascii = units[k..]
+            .iter()
+            .position(|&u| u.into() >= 0x80)
+            .map_or(units.len(), |p| k + p);
+        out.extend(units[k..ascii].iter().map(|&u| u.into() as u8));
+        if ascii == units.len() {
+            break;
+        }
+        push_code_point(out, units[ascii].into());
+        k = ascii + 1;
     }
 }
 
