@@ -65,6 +65,12 @@ enum IdSource {
     Python,
 }
 
+/// The list of the read in progress, borrowed (null between reads).
+pub struct OutList(pub *mut pyo3::ffi::PyObject);
+
+// (safe: only read and written with the GIL held, by the engine that owns it)
+unsafe impl Send for OutList {}
+
 /// The native side of a `CallContext` (see the module docs).
 pub struct Ctx {
     ids: IdSource,
@@ -73,8 +79,9 @@ pub struct Ctx {
     pub tools: Option<Tools>,
     pub coerce: bool,
     pub max_depth: usize,
-    /// The events of the read in progress (the Python context's `out` too).
-    pub out: Option<Py<PyList>>,
+    /// The events of the read in progress: a borrowed `list`, valid while the
+    /// read runs (set by the engine as a read begins, null between reads).
+    pub out: OutList,
     property_names: RefCell<HashMap<Vec<u8>, PropertyNames>>,
     /// By tool, then by key (looked up without copying either).
     plans: HashMap<Vec<u8>, HashMap<Vec<u8>, KeptPlan>>,
@@ -131,7 +138,7 @@ impl Ctx {
             tools,
             coerce: obj.getattr(intern!(py, "coerce"))?.is_truthy()?,
             max_depth: obj.getattr(intern!(py, "max_depth"))?.extract()?,
-            out: None,
+            out: OutList(std::ptr::null_mut()),
             property_names: RefCell::new(HashMap::new()),
             plans: HashMap::new(),
             plan_count: 0,
@@ -191,10 +198,14 @@ impl Ctx {
         name: &Bound<'_, PyString>,
     ) -> PyResult<(PyObject, PyObject)> {
         let IdSource::Native { keys, counter } = &mut self.ids else {
-            let started = self
-                .obj
-                .bind(py)
-                .call_method1(intern!(py, "start"), (name,))?;
+            // (the Python context appends the ToolCallStart to its `out`: this read's list)
+            let obj = self.obj.bind(py);
+            if !self.out.0.is_null() {
+                // (safe: the read's list, alive while it runs)
+                let out = unsafe { Bound::from_borrowed_ptr(py, self.out.0) };
+                obj.setattr(intern!(py, "out"), out)?;
+            }
+            let started = obj.call_method1(intern!(py, "start"), (name,))?;
             return started.extract();
         };
         use std::hash::{BuildHasher, Hasher};
@@ -218,9 +229,13 @@ impl Ctx {
 
     /// Append `event` to the events of the read in progress.
     pub fn emit(&self, py: Python<'_>, event: PyObject) -> PyResult<()> {
-        match &self.out {
-            Some(out) => out.bind(py).append(event),
-            None => Err(PyValueError::new_err("an event outside a read")),
+        if self.out.0.is_null() {
+            return Err(PyValueError::new_err("an event outside a read"));
+        }
+        // (safe: a list the read in progress holds, with the GIL held)
+        match unsafe { pyo3::ffi::PyList_Append(self.out.0, event.as_ptr()) } {
+            0 => Ok(()),
+            _ => Err(PyErr::fetch(py)),
         }
     }
 

@@ -15,11 +15,10 @@
 //! state and step is the reference's, so that a difference found by the
 //! differential tests points at one function in each.
 
-use std::collections::{HashMap, HashSet};
+use crate::fxhash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
@@ -98,8 +97,8 @@ pub struct Engine {
     pub scanner: TextScanner,
     /// What each declared tool's tag, spelled as a literal opener, stands for.
     spelled: Arc<Spelled>,
-    pub opener_prefixes: Arc<HashSet<Vec<u32>>>,
-    pub markup_prefixes: Arc<HashSet<Vec<u32>>>,
+    pub opener_prefixes: Prefixes,
+    pub markup_prefixes: Prefixes,
     pub text_lexicons: Arc<TextLexicons>,
     pub code_lexicons: Arc<TextLexicons>,
     pub ctx: Ctx,
@@ -140,6 +139,8 @@ pub struct Engine {
     pub first_characters: bool,
     /// A buffer reused by the lanes (no allocation per delta).
     pub scratch: Vec<u32>,
+    /// The buffer a read joins its text in, reused read after read.
+    buffer: Vec<u32>,
     /// (tests) a bug planted at a named place: the exception it raises there
     /// (see `Core._plant`).
     pub planted: Option<(String, PyObject)>,
@@ -232,7 +233,7 @@ fn find_seq(text: &[u32], seq: &[u32], from: usize, to: usize) -> Option<usize> 
 }
 
 /// A set of held texts (the proper prefixes of a grammar's literals).
-pub type Prefixes = Arc<HashSet<Vec<u32>>>;
+pub type Prefixes = Arc<FxHashSet<Vec<u32>>>;
 
 /// What the native engine reads off Python objects that the grammar's caches
 /// keep (lexicons, prefix sets, spelled tool tags): read once each, kept by
@@ -240,9 +241,9 @@ pub type Prefixes = Arc<HashSet<Vec<u32>>>;
 /// reused), bounded. A parser is built per stream: reading them each time
 /// cost ten times the Python engine's whole construction.
 struct Kept {
-    lexicons: HashMap<usize, (PyObject, Arc<Lexicon>, Arc<TextLexicons>)>,
-    prefixes: HashMap<usize, (PyObject, Prefixes)>,
-    spelled: HashMap<usize, (PyObject, Arc<Spelled>)>,
+    lexicons: FxHashMap<usize, (PyObject, Arc<Lexicon>, Arc<TextLexicons>)>,
+    prefixes: FxHashMap<usize, (PyObject, Prefixes)>,
+    spelled: FxHashMap<usize, (PyObject, Arc<Spelled>)>,
 }
 
 static KEPT: std::sync::Mutex<Option<Kept>> = std::sync::Mutex::new(None);
@@ -251,9 +252,9 @@ const MAX_KEPT_OBJECTS: usize = 1024;
 fn with_kept<R>(f: impl FnOnce(&mut Kept) -> R) -> R {
     let mut guard = KEPT.lock().unwrap_or_else(|e| e.into_inner());
     let kept = guard.get_or_insert_with(|| Kept {
-        lexicons: HashMap::new(),
-        prefixes: HashMap::new(),
-        spelled: HashMap::new(),
+        lexicons: FxHashMap::default(),
+        prefixes: FxHashMap::default(),
+        spelled: FxHashMap::default(),
     });
     if kept.lexicons.len() + kept.prefixes.len() + kept.spelled.len() > MAX_KEPT_OBJECTS {
         kept.lexicons.clear();
@@ -343,12 +344,12 @@ fn native_scanner(
 }
 
 /// The strings of a Python set, as code points (kept by the set's identity).
-fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<Arc<HashSet<Vec<u32>>>> {
+fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<Prefixes> {
     let id = set.as_ptr() as usize;
     if let Some(found) = with_kept(|k| k.prefixes.get(&id).map(|(_, p)| p.clone())) {
         return Ok(found);
     }
-    let mut out = HashSet::new();
+    let mut out = FxHashSet::default();
     for item in set.try_iter()? {
         out.insert(points_of(item?.downcast::<PyString>()?));
     }
@@ -443,6 +444,7 @@ impl Engine {
             kept: Vec::new(),
             first_characters: false,
             scratch: Vec::new(),
+            buffer: Vec::new(),
             planted: None,
         };
         engine.answered = engine.grammar.start.is_none();
@@ -542,7 +544,9 @@ impl Engine {
         self.bug(py, "read")?;
         // (one buffer: the held text, a pair's first half waiting, what the lane
         // gathered and kept, the delta: the reference joins the same strings)
-        let mut text = std::mem::take(&mut self.held);
+        let mut text = std::mem::take(&mut self.buffer);
+        text.clear();
+        text.append(&mut self.held);
         let held = text.len();
         text.extend(self.high_surrogate.take());
         if after_lane {
@@ -571,8 +575,11 @@ impl Engine {
                 out = collapsed(py, &out)?;
             }
         } else {
-            self.held = text; // (nothing new: the held text waits on)
+            // (nothing new: the held text waits on)
+            self.held.extend_from_slice(&text);
+            self.buffer = text;
         }
+        self.ctx.out = crate::ctx::OutList(std::ptr::null_mut()); // (the read is over)
         self.lane = self.next_lane(py)?;
         Ok(out)
     }
@@ -599,15 +606,13 @@ impl Engine {
         if self.opts.collapse {
             out = collapsed(py, &out)?;
         }
+        self.ctx.out = crate::ctx::OutList(std::ptr::null_mut()); // (the stream is over)
         Ok(out)
     }
 
-    fn set_out(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<()> {
-        let same = self.ctx.out.as_ref().is_some_and(|o| o.is(out));
-        if !same {
-            self.ctx.obj.bind(py).setattr(intern!(py, "out"), out)?;
-            self.ctx.out = Some(out.clone().unbind());
-        }
+    fn set_out(&mut self, _py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<()> {
+        // (borrowed: the list outlives the read; cleared when the read ends)
+        self.ctx.out = crate::ctx::OutList(out.as_ptr());
         Ok(())
     }
 
@@ -630,7 +635,25 @@ impl Engine {
     fn run_text(
         &mut self,
         py: Python<'_>,
-        mut text: Vec<u32>,
+        text: Vec<u32>,
+        held: usize,
+        out: &Bound<'_, PyList>,
+        last: bool,
+    ) -> PyResult<()> {
+        let mut text = text;
+        let read = self.run_in(py, &mut text, held, out, last);
+        // (the buffer is reused by the next read: no allocation per read)
+        if text.capacity() >= self.buffer.capacity() {
+            self.buffer = text;
+        }
+        read
+    }
+
+    /// [`Engine::run_text`]'s body, on a buffer it may replace.
+    fn run_in(
+        &mut self,
+        py: Python<'_>,
+        text: &mut Vec<u32>,
         held: usize,
         out: &Bound<'_, PyList>,
         last: bool,
@@ -659,7 +682,8 @@ impl Engine {
                 }
                 let Some(hit) = hit else {
                     if j < n {
-                        self.held = text[j..].to_vec();
+                        self.held.clear();
+                        self.held.extend_from_slice(&text[j..]);
                     }
                     return Ok(());
                 };
@@ -689,10 +713,11 @@ impl Engine {
                         self.begin(py, &start, true, Vec::new(), 0)?;
                     }
                     Found::Terminal(source, key) => {
-                        match self.open(py, &text, hit, source, key, last)? {
+                        match self.open(py, text, hit, source, key, last)? {
                             None => {
                                 // (auto: what follows a shared opener does not tell whose it is yet)
-                                self.held = text[hit.start..].to_vec();
+                                self.held.clear();
+                                self.held.extend_from_slice(&text[hit.start..]);
                                 if let (Some(starts), Some(term)) =
                                     (&self.grammar.start_openers, self.hit_terminal(source, key))
                                 {
@@ -728,7 +753,7 @@ impl Engine {
             if span <= WINDOW as i64 && span < room {
                 // (the usual delta: small, well inside the limit)
                 limited = false;
-                j = self.with_machine(py, |m, env| m.feed(env, &text, i, pos, last))?;
+                j = self.with_machine(py, |m, env| m.feed(env, text, i, pos, last))?;
             } else {
                 if room <= 0 {
                     // the opener alone passed the limit
@@ -751,7 +776,7 @@ impl Engine {
                         i + read
                     };
                 } else {
-                    j = self.with_machine(py, |m, env| m.feed(env, &text, i, pos, last))?;
+                    j = self.with_machine(py, |m, env| m.feed(env, text, i, pos, last))?;
                 }
             }
             if j > i {
@@ -768,9 +793,9 @@ impl Engine {
                 let leftover = self.finish_block(py, out)?;
                 if !leftover.is_empty() {
                     // raw read past the block's end (a cut): read it again as output
-                    let (t, k) = rewound(text, i, leftover);
+                    let (t, k) = rewound(std::mem::take(text), i, leftover);
                     self.scanner.forget_text();
-                    text = t;
+                    *text = t;
                     i = k;
                     n = text.len();
                 }
@@ -779,7 +804,9 @@ impl Engine {
             if self.raw.len() as i64 > self.opts.max_call_chars {
                 self.overflow(py, out)?;
             } else if self.current_ref().is_some_and(|m| m.waiting) && !limited {
-                self.held = text[i..].to_vec(); // the machine waits for more text
+                // the machine waits for more text
+                self.held.clear();
+                self.held.extend_from_slice(&text[i..]);
                 return Ok(());
             }
             // (a machine waiting on a window: the next, larger window decides)

@@ -12,9 +12,6 @@
 //! armed, and what it takes, is the reference's exactly (the engines are
 //! compared feed by feed).
 
-use std::collections::HashSet;
-use std::sync::Arc;
-
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
@@ -85,7 +82,7 @@ pub struct Lane {
     pub room: i64,
     pub unprintable: Unprintable,
     /// (text and prefix lanes) what held text may be and stay held.
-    pub prefixes: Option<Arc<HashSet<Vec<u32>>>>,
+    pub prefixes: Option<crate::engine::Prefixes>,
     /// (text lane) in the code openers' state (quote, code), not the openers'.
     pub code: bool,
     /// What the lane takes of text stored a byte a code point (most deltas),
@@ -453,7 +450,7 @@ impl Engine {
         Ok(None)
     }
 
-    fn prefix_lane(&self, prefixes: Arc<HashSet<Vec<u32>>>) -> Lane {
+    fn prefix_lane(&self, prefixes: crate::engine::Prefixes) -> Lane {
         let mut lane = Lane::every(LaneKind::Prefix);
         lane.prefixes = Some(prefixes);
         lane

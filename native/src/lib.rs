@@ -43,6 +43,7 @@ pub mod entities;
 pub mod events;
 pub mod fast;
 pub mod fastvalue;
+pub mod fxhash;
 pub mod held;
 pub mod json;
 pub mod lexicon;

@@ -13,7 +13,7 @@
 //! Everything here is read from Python once per grammar object and cached;
 //! no table is read per delta.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyValueError;
@@ -343,7 +343,7 @@ pub struct GrammarRt {
     pub start_openers: Option<Vec<LTerminal>>,
     /// Every character a call or its block can end with.
     pub call_ends: Vec<u32>,
-    pub markup_prefixes: Arc<HashSet<Vec<u32>>>,
+    pub markup_prefixes: crate::engine::Prefixes,
     pub auto: Option<AutoRt>,
     /// The Python `CompiledGrammar` (kept: the caches are by its identity).
     pub py: PyObject,
@@ -361,8 +361,8 @@ impl GrammarRt {
 /// The blocks and grammars read so far, by the identity of their Python
 /// objects (kept alive here, so an identity is never reused).
 struct Registry {
-    blocks: HashMap<usize, (PyObject, Arc<BlockRt>)>,
-    grammars: HashMap<usize, (PyObject, Arc<GrammarRt>)>,
+    blocks: crate::fxhash::FxHashMap<usize, (PyObject, Arc<BlockRt>)>,
+    grammars: crate::fxhash::FxHashMap<usize, (PyObject, Arc<GrammarRt>)>,
 }
 
 static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
@@ -375,8 +375,8 @@ const MAX_GRAMMARS: usize = 512;
 fn with_registry<R>(f: impl FnOnce(&mut Registry) -> R) -> R {
     let mut guard = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
     let registry = guard.get_or_insert_with(|| Registry {
-        blocks: HashMap::new(),
-        grammars: HashMap::new(),
+        blocks: Default::default(),
+        grammars: Default::default(),
     });
     f(registry)
 }
@@ -485,8 +485,8 @@ fn auto_of(auto: &Bound<'_, PyAny>) -> PyResult<AutoRt> {
     })
 }
 
-fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<HashSet<Vec<u32>>> {
-    let mut out = HashSet::new();
+fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<crate::fxhash::FxHashSet<Vec<u32>>> {
+    let mut out = crate::fxhash::FxHashSet::default();
     for item in set.try_iter()? {
         let item = item?;
         let s = item.downcast::<PyString>()?;

@@ -151,8 +151,8 @@ struct Members {
 /// The module-level caches (see the module docs).
 #[derive(Default)]
 struct Caches {
-    plans: HashMap<(usize, usize), PlanEntry>,
-    members: HashMap<usize, Members>,
+    plans: crate::fxhash::FxHashMap<(usize, usize), PlanEntry>,
+    members: crate::fxhash::FxHashMap<usize, Members>,
     /// Lookups in `members`, over all schemas.
     member_count: usize,
 }
@@ -395,7 +395,7 @@ impl SchemaTyper {
             let evicted = if caches.plans.len() >= MAX_PLANS {
                 std::mem::take(&mut caches.plans)
             } else {
-                HashMap::new()
+                Default::default()
             };
             let replaced = caches.plans.insert(id, entry);
             drop(guard);
@@ -448,7 +448,7 @@ impl SchemaTyper {
                 caches.member_count = 0;
                 std::mem::take(&mut caches.members)
             } else {
-                HashMap::new()
+                Default::default()
             };
             let members = caches.members.entry(id).or_insert_with(|| Members {
                 _schema: schema.clone_ref(py),
