@@ -63,7 +63,8 @@ pub enum Int {
 }
 
 impl Int {
-    /// `str(int)` where it is cheap to tell: None for a big one not in decimal.
+    /// `str(int)`, where `str()` writes it whatever the interpreter's digit
+    /// limit (None: a big one not in decimal, past 2000 bits).
     fn decimal_text(&self) -> Option<String> {
         match self {
             Int::Small(n) => Some(n.to_string()),
@@ -80,7 +81,39 @@ impl Int {
                 text.extend(digits[start..].iter().map(|&d| char::from(d)));
                 Some(text)
             }
-            Int::Big { .. } => None,
+            Int::Big {
+                negative,
+                digits,
+                radix,
+            } => {
+                // (at most 2000 bits: at most 603 decimal digits, which `str()`
+                // writes whatever `sys.get_int_max_str_digits()` says)
+                let significant = &digits[digits.iter().position(|&d| d != b'0')?..];
+                let bits = significant.len() as u64 * u64::from(radix.trailing_zeros());
+                if bits > 2000 {
+                    return None;
+                }
+                // base 10**9 limbs, least significant first
+                let mut limbs: Vec<u64> = Vec::new();
+                for &d in significant {
+                    let mut carry = u64::from(char::from(d).to_digit(*radix)?);
+                    for limb in &mut limbs {
+                        let n = *limb * u64::from(*radix) + carry;
+                        *limb = n % 1_000_000_000;
+                        carry = n / 1_000_000_000;
+                    }
+                    if carry > 0 {
+                        limbs.push(carry);
+                    }
+                }
+                let mut text = String::from(if *negative { "-" } else { "" });
+                let mut limbs = limbs.iter().rev();
+                text.push_str(&limbs.next()?.to_string());
+                for limb in limbs {
+                    text.push_str(&format!("{limb:09}"));
+                }
+                Some(text)
+            }
         }
     }
 }
@@ -986,6 +1019,23 @@ mod tests {
                 ("null".into(), int(5)),
                 ("1.5".into(), int(6)),
             ]))
+        );
+        assert_eq!(
+            parse(&format!(
+                "{{0x1_0000_0000_0000_0000: 1, -0b1{}: 2}}",
+                "0".repeat(200)
+            )),
+            Ok(Tree::Dict(vec![
+                ("18446744073709551616".into(), int(1)),
+                (
+                    "-1606938044258990275541962092341162602522202993782792835301376".into(),
+                    int(2)
+                ),
+            ]))
+        );
+        assert_eq!(
+            parse(&format!("{{0x{}: 1}}", "f".repeat(501))),
+            Err(Failure::Decline)
         );
         assert_eq!(parse("{1, 2,}"), Ok(Tree::List(vec![int(1), int(2)])));
         assert_eq!(parse("{}"), Ok(Tree::Dict(vec![])));
