@@ -432,18 +432,16 @@ impl Host for CallHost<'_, '_> {
         key: &[u8],
     ) -> PyResult<Coerced<PyObject>> {
         let py = self.py;
-        if let Ok(text) = value.bind(py).downcast_exact::<PyString>() {
-            let fast = fastvalue::coerce_text(
-                py,
-                text,
-                schema.map(|s| s.bind(py)),
-                root.map(|r| r.bind(py)),
-                key,
-            )?;
-            if let Some((value, issues)) = fast {
-                fastvalue::count(Path::Coerce, true);
-                return Ok(Coerced { value, issues });
-            }
+        let fast = fastvalue::coerce_value(
+            py,
+            value.bind(py),
+            schema.map(|s| s.bind(py)),
+            root.map(|r| r.bind(py)),
+            key,
+        )?;
+        if let Some((value, issues)) = fast {
+            fastvalue::count(Path::Coerce, true);
+            return Ok(Coerced { value, issues });
         }
         fastvalue::count(Path::Coerce, false);
         let refs = refs(py)?;
