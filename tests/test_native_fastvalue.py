@@ -397,7 +397,17 @@ def test_int_digit_limit(limit: int) -> None:
 
 # -- coerce_value: a value that is not a str -------------------------------------------------------
 
-NOT_SIMPLE = {"jsonSchema", "$ref", "allOf", "anyOf", "oneOf", "enum", "const", "prefixItems", "patternProperties"}
+NOT_SIMPLE = {
+    "jsonSchema",
+    "$ref",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "enum",
+    "const",
+    "prefixItems",
+    "patternProperties",
+}
 
 member_values = st.recursive(
     st.none()
@@ -417,10 +427,14 @@ member_schemas = st.recursive(
         st.builds(lambda items: {"items": items}, inner),
         st.builds(
             lambda t, items: {"type": t, "items": items},
-            st.sampled_from([["array", "null"], ["array", "string"], ["array", "integer"], ["object", "array"]]),
+            st.sampled_from(
+                [["array", "null"], ["array", "string"], ["array", "integer"], ["object", "array"]]
+            ),
             inner,
         ),
-        st.builds(lambda props: {"type": "object", "properties": props}, st.dictionaries(keys, inner, max_size=3)),
+        st.builds(
+            lambda props: {"type": "object", "properties": props}, st.dictionaries(keys, inner, max_size=3)
+        ),
         st.builds(
             lambda props, extra: {"type": "object", "properties": props, "additionalProperties": extra},
             st.dictionaries(keys, inner, max_size=3),
@@ -487,7 +501,7 @@ def must_answer(value: Any, schema: Any, depth: int = 1) -> bool:
             items = schema.get("items")
             if items is None or items is True:
                 return True
-            return type(items) is not list and all(must_answer(v, items, depth + 1) for v in value)
+            return type(items) in (dict, bool) and all(must_answer(v, items, depth + 1) for v in value)
         if kind == "object":
             properties = schema.get("properties")
             properties = properties if type(properties) is dict else {}
@@ -544,7 +558,9 @@ def check_coerce_value(value: Any, schema: Any, key: str, *, must: bool) -> None
 @example(value=None, schema={"type": "array"}, key="n")
 @example(value=[1, {"a": "x"}], schema={"type": "string"}, key="n")
 @example(value=7, schema={"type": ["array", "string"], "items": {"type": "string"}}, key="n")
-@example(value={"a": "1", "b": 2}, schema={"type": "object", "properties": {"a": {"type": "integer"}}}, key="o")
+@example(
+    value={"a": "1", "b": 2}, schema={"type": "object", "properties": {"a": {"type": "integer"}}}, key="o"
+)
 @example(value={"a": 1, "é": [1] * 40}, schema={"type": "object", "additionalProperties": False}, key="o")
 @example(value={"a": "[1]"}, schema=None, key="o")
 @example(value=["1", "x", 2.0], schema={"type": "array", "items": {"type": "integer"}}, key="a")
@@ -583,8 +599,8 @@ def test_coerce_value_declines_what_it_does_not_read() -> None:
     ]:
         assert _native._coerce_value(value, schema, ROOT, "k") is None, (value, schema)
     # (deep values: past coercion's max_depth, run reports and no_schema keeps: declined, or the same)
-    deep_array = {"type": "array", "items": None}
-    for depth in range(1, 7):
+    deep_array: dict[str, Any] = {"type": "array", "items": None}
+    for _ in range(6):
         deep_array = {"type": "array", "items": deep_array}
     for value, schema in [
         (_nested(70), None),
@@ -636,7 +652,9 @@ def test_canonical_value_is_canonical_json(value: Any) -> None:
 
 containers = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(any_char, max_size=5), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(any_char, max_size=5), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 

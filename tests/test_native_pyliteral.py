@@ -114,7 +114,9 @@ def strings(draw: st.DrawFn) -> str:
     prefix = draw(st.sampled_from(PREFIXES))
     quote = draw(st.sampled_from(QUOTES))
     body = draw(
-        st.lists(st.sampled_from(ESCAPES) | st.sampled_from(BODY_BITS) | st.text(any_char, max_size=3), max_size=6)
+        st.lists(
+            st.sampled_from(ESCAPES) | st.sampled_from(BODY_BITS) | st.text(any_char, max_size=3), max_size=6
+        )
     )
     close = draw(st.sampled_from([quote, quote, quote, quote[:1], "", "'" if quote[0] == '"' else '"']))
     return prefix + quote + "".join(body) + close
@@ -143,7 +145,9 @@ def numbers(draw: st.DrawFn) -> str:
     elif kind == 5:
         body = str(draw(st.integers() | st.integers(-(10**40), 10**40)))
     else:
-        body = draw(st.sampled_from(["1", "0", "9" * 19, "9" * 20, "18446744073709551616", "9223372036854775808"]))
+        body = draw(
+            st.sampled_from(["1", "0", "9" * 19, "9" * 20, "18446744073709551616", "9223372036854775808"])
+        )
     if draw(st.booleans()):
         body += draw(st.sampled_from(["e", "E"])) + draw(st.sampled_from(["", "+", "-", "_"]))
         body += draw(st.text(st.sampled_from("0123456789_"), max_size=4))
@@ -154,7 +158,9 @@ WORDS = [
     "True", "False", "None", "true", "false", "null", "TRUE", "none", "inf", "nan", "Infinity", "x", "_",
     "_1", "f(", "f (", "get(x=1)", "os.system('x')", "a.b", "lambda", "...", "Ellipsis",
 ]  # fmt: skip
-OTHERS = [",", ":", "]", ")", "}", "[", "(", "{", "=", "-", "+", ".", "#", "\\", "@", "*", "é", "\ud800", "\x00"]
+OTHERS = [
+    ",", ":", "]", ")", "}", "[", "(", "{", "=", "-", "+", ".", "#", "\\", "@", "*", "é", "\ud800", "\x00",
+]  # fmt: skip
 
 scalar_texts = strings() | numbers() | st.sampled_from(WORDS)
 
@@ -240,9 +246,11 @@ def test_max_depth(text: str, max_depth: int) -> None:
         | st.integers()
         | st.floats(allow_nan=False, allow_infinity=False)
         | st.text(any_char, max_size=8),
-        lambda inner: st.lists(inner, max_size=4)
-        | st.dictionaries(st.text(any_char, max_size=4), inner, max_size=4)
-        | st.lists(inner, max_size=3).map(tuple),
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.dictionaries(st.text(any_char, max_size=4), inner, max_size=4)
+            | st.lists(inner, max_size=3).map(tuple)
+        ),
         max_leaves=16,
     )
 )
@@ -280,7 +288,7 @@ def test_reprs_read_back(value: Any) -> None:
         "'\\U00110000'",
         "'\\N{BULLET}'",
         "'\\",
-        "\"\\\"\\\"\\\"\"",
+        '"\\"\\"\\""',
         "'''\\''''",
         "u'x' ur'y'",
         "f'x'",
@@ -548,9 +556,11 @@ def _pythonic(grammar: str, calls: list[list[tuple[str, str]]]) -> str:
     if grammar == "lfm2":
         return f"<|tool_call_start|>[{listed}]<|tool_call_end|>"
     if grammar == "olmo3":
-        return "<function_calls>\n" + "\n".join(
-            "f(" + ", ".join(f"{k}={v}" for k, v in members) + ")" for members in calls
-        ) + "\n</function_calls>"
+        return (
+            "<function_calls>\n"
+            + "\n".join("f(" + ", ".join(f"{k}={v}" for k, v in members) + ")" for members in calls)
+            + "\n</function_calls>"
+        )
     return f"[{listed}]"
 
 

@@ -23,7 +23,9 @@ use crate::events;
 use crate::lexicon::{Lexicon, Unit};
 use crate::machine::{Machine, View};
 use crate::rt::Kind;
-use crate::scan::{look, Breaker, Found, JsonText, Latin1Takes, Look, StopSet, Unprintable, MAX_KEPT};
+use crate::scan::{
+    look, Breaker, Found, JsonText, Latin1Takes, Look, StopSet, Unprintable, MAX_KEPT,
+};
 use crate::tables::CharClass;
 use crate::tags::is_python_space;
 use crate::text::State;
@@ -273,9 +275,12 @@ impl Engine {
         // (safe: a str, with the GIL held)
         unsafe {
             let text = delta.as_ptr();
-            if pyo3::ffi::PyUnicode_KIND(text) == pyo3::ffi::PyUnicode_1BYTE_KIND && lane.pattern.is_none() {
+            if pyo3::ffi::PyUnicode_KIND(text) == pyo3::ffi::PyUnicode_1BYTE_KIND
+                && lane.pattern.is_none()
+            {
                 let n = pyo3::ffi::PyUnicode_GET_LENGTH(text) as usize;
-                let bytes = std::slice::from_raw_parts(pyo3::ffi::PyUnicode_DATA(text) as *const u8, n);
+                let bytes =
+                    std::slice::from_raw_parts(pyo3::ffi::PyUnicode_DATA(text) as *const u8, n);
                 if lane.latin1.takes(bytes) {
                     return true;
                 }

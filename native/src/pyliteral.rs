@@ -1049,7 +1049,7 @@ mod tests {
         assert_eq!(parse("(1 2)"), err("expected ',' or ')'"));
         assert_eq!(parse("[1,,]"), err("unexpected ',]'"));
         assert_eq!(parse(""), err("a value is missing"));
-        assert_eq!(parse("[[[1]]]").is_ok(), true);
+        assert!(parse("[[[1]]]").is_ok());
         let points: Vec<u32> = "[[1]]".chars().map(u32::from).collect();
         assert_eq!(
             parse_literal(&points, 2, &mut TreeBuild),
