@@ -22,6 +22,7 @@ use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pyo3::ffi;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
 
@@ -581,12 +582,24 @@ const NOT_SIMPLE: [&str; 7] = [
 /// keys; None (decline) for anything else, or for a `type` of a kind whose
 /// `isinstance` a subclass could answer otherwise.
 fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
-    for key in NOT_SIMPLE {
+    let py = schema.py();
+    // (the keys as interned strings: made once, their hashes kept)
+    let not_simple = [
+        intern!(py, "jsonSchema"),
+        intern!(py, "$ref"),
+        intern!(py, "allOf"),
+        intern!(py, "anyOf"),
+        intern!(py, "oneOf"),
+        intern!(py, "enum"),
+        intern!(py, "const"),
+    ];
+    debug_assert_eq!(not_simple.len(), NOT_SIMPLE.len());
+    for key in not_simple {
         if schema.contains(key)? {
             return Ok(None);
         }
     }
-    let declared = schema.get_item("type")?;
+    let declared = schema.get_item(intern!(py, "type"))?;
     if let Some(declared) = &declared {
         if declared.is_exact_instance_of::<PyString>() {
             let name = crate::pylexicon::name_of(declared.downcast::<PyString>()?);
@@ -623,16 +636,16 @@ fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
     // no type named: told by the keywords present
     let mut kinds = Kinds::NONE;
     for key in [
-        "properties",
-        "additionalProperties",
-        "patternProperties",
-        "required",
+        intern!(py, "properties"),
+        intern!(py, "additionalProperties"),
+        intern!(py, "patternProperties"),
+        intern!(py, "required"),
     ] {
         if schema.contains(key)? {
             kinds = kinds.with(Kind::Object);
         }
     }
-    for key in ["items", "prefixItems"] {
+    for key in [intern!(py, "items"), intern!(py, "prefixItems")] {
         if schema.contains(key)? {
             kinds = kinds.with(Kind::Array);
         }
@@ -753,7 +766,10 @@ enum Keyword<'py> {
 
 /// `schema.get(name)`, told apart as [`Keyword`]; None (decline) for a value
 /// of a type whose `isinstance` a subclass could answer otherwise.
-fn keyword<'py>(schema: Option<&Bound<'py, PyDict>>, name: &str) -> PyResult<Option<Keyword<'py>>> {
+fn keyword<'py>(
+    schema: Option<&Bound<'py, PyDict>>,
+    name: &Bound<'py, PyString>,
+) -> PyResult<Option<Keyword<'py>>> {
     let Some(found) = schema.map(|s| s.get_item(name)).transpose()?.flatten() else {
         return Ok(Some(Keyword::Other));
     };
@@ -1022,17 +1038,17 @@ impl<'py> Coercer<'py> {
         path: &[u8],
         depth: usize,
     ) -> Coercion<'py> {
-        let properties = match keyword(schema, "properties")? {
+        let properties = match keyword(schema, intern!(self.py, "properties"))? {
             None => return Ok(None),
             Some(Keyword::Dict(dict)) => Some(dict),
             Some(_) => None,
         };
-        match keyword(schema, "patternProperties")? {
+        match keyword(schema, intern!(self.py, "patternProperties"))? {
             Some(Keyword::Dict(patterns)) if patterns.is_empty() => {}
             Some(Keyword::Dict(_)) | None => return Ok(None), // (patterns: Python's)
             Some(_) => {}
         }
-        let additional = match keyword(schema, "additionalProperties")? {
+        let additional = match keyword(schema, intern!(self.py, "additionalProperties"))? {
             None => return Ok(None),
             Some(additional) => additional,
         };
@@ -1083,10 +1099,10 @@ impl<'py> Coercer<'py> {
         path: &[u8],
         depth: usize,
     ) -> Coercion<'py> {
-        if schema.map_or(Ok(false), |s| s.contains("prefixItems"))? {
+        if schema.map_or(Ok(false), |s| s.contains(intern!(self.py, "prefixItems")))? {
             return Ok(None);
         }
-        let items = match keyword(schema, "items")? {
+        let items = match keyword(schema, intern!(self.py, "items"))? {
             None | Some(Keyword::List) => return Ok(None),
             Some(items) => items,
         };
@@ -1095,12 +1111,19 @@ impl<'py> Coercer<'py> {
             Keyword::Other => {
                 // (`items is None`, or absent: the list as it is; another type
                 // is a schema `run` reads as none: declined there)
-                match schema.map(|s| s.get_item("items")).transpose()?.flatten() {
+                match schema
+                    .map(|s| s.get_item(intern!(self.py, "items")))
+                    .transpose()?
+                    .flatten()
+                {
                     Some(found) if !found.is_none() => Some(found),
                     _ => None,
                 }
             }
-            Keyword::False => schema.map(|s| s.get_item("items")).transpose()?.flatten(),
+            Keyword::False => schema
+                .map(|s| s.get_item(intern!(self.py, "items")))
+                .transpose()?
+                .flatten(),
             Keyword::Dict(dict) => Some(dict.into_any()),
             Keyword::List => return Ok(None),
         };
