@@ -462,7 +462,9 @@ impl<T: Unit, B: Build> Reader<'_, T, B> {
                 let Some(end) = end else {
                     return error("a string is not closed");
                 };
-                let chunk = &text[i..end];
+                let Some(chunk) = text.get(i..end) else {
+                    return Err(Failure::Decline); // (never: `end` is past `i`)
+                };
                 if quote == 1 && chunk.iter().any(|&c| c.into() == 0x0A) {
                     return error("a newline inside a one-line string");
                 }
