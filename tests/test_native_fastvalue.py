@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from toolparse import StreamParser, ToolCall
 from toolparse.coercion.coerce import _child_path
 from toolparse.coercion.inline import UNTOUCHED, coerce_at
+from toolparse.coercion.schema import json_type, types_of
 from toolparse.engine import native
 from toolparse.events import canonical_json
 from toolparse.fuzz import splits
@@ -394,6 +395,223 @@ def test_int_digit_limit(limit: int) -> None:
         sys.set_int_max_str_digits(old)
 
 
+# -- coerce_value: a value that is not a str -------------------------------------------------------
+
+NOT_SIMPLE = {
+    "jsonSchema",
+    "$ref",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "enum",
+    "const",
+    "prefixItems",
+    "patternProperties",
+}
+
+member_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(10**80), max_value=10**80)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.sampled_from([0.0, -0.0, 1.0, 2.5, 1e16, 1e300, -3.0, 1e22, 9007199254740993.0])
+    | texts,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4),
+    max_leaves=12,
+)
+member_schemas = st.recursive(
+    simple_schemas | other_schemas,
+    lambda inner: st.one_of(
+        st.builds(lambda items: {"type": "array", "items": items}, inner),
+        st.builds(lambda items: {"items": items}, inner),
+        st.builds(
+            lambda t, items: {"type": t, "items": items},
+            st.sampled_from(
+                [["array", "null"], ["array", "string"], ["array", "integer"], ["object", "array"]]
+            ),
+            inner,
+        ),
+        st.builds(
+            lambda props: {"type": "object", "properties": props}, st.dictionaries(keys, inner, max_size=3)
+        ),
+        st.builds(
+            lambda props, extra: {"type": "object", "properties": props, "additionalProperties": extra},
+            st.dictionaries(keys, inner, max_size=3),
+            st.sampled_from([True, False, None, 5, [], {"type": "integer"}, {"type": "string"}]) | inner,
+        ),
+        st.builds(lambda props: {"properties": props}, st.dictionaries(keys, inner, max_size=3)),
+        st.sampled_from(
+            [
+                {"type": "array", "items": True},
+                {"type": "array", "items": False},
+                {"type": "array", "items": None},
+                {"type": "array", "items": [{"type": "integer"}]},
+                {"type": "array", "prefixItems": [{"type": "integer"}]},
+                {"type": "array", "items": "integer"},
+                {"type": "object", "patternProperties": {}},
+                {"type": "object", "patternProperties": {"^a": {"type": "integer"}}},
+                {"type": "object", "properties": [], "additionalProperties": False},
+                {"type": "object", "properties": None, "additionalProperties": {"type": "number"}},
+                {"type": "object", "properties": {"a": {"type": "integer"}}, "patternProperties": None},
+            ]
+        ),
+    ),
+    max_leaves=6,
+)
+
+
+def _looks_like_json(text: str) -> bool:
+    stripped = text.strip()
+    return stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]") and stripped != ""
+
+
+def must_answer(value: Any, schema: Any, depth: int = 1) -> bool:
+    """Where the native path must answer (conservative: False where unsure):
+    simple schemas all the way down, no string to parse as JSON, no object
+    read as an XML-shaped list, no huge integer."""
+    if depth > 60 or (type(value) is int and abs(value) >= 10**600):
+        return False
+    if isinstance(value, list) and any(type(v) is int and abs(v) >= 10**600 for v in value):
+        return False
+    if schema is None or schema is True:
+        if type(value) is str:
+            return not _looks_like_json(value)
+        if type(value) is list:
+            return all(must_answer(v, None, depth + 1) for v in value)
+        if type(value) is dict:
+            return all(must_answer(v, None, depth + 1) for v in value.values())
+        return True
+    if schema is False:
+        schema = {"not": {}}
+    if type(schema) is not dict or schema.keys() & NOT_SIMPLE:
+        return False
+    declared = schema.get("type")
+    names = declared if type(declared) is list else [declared]
+    if declared is not None and not all(type(n) is str for n in names):
+        return False
+    kinds = types_of(schema)
+    kind = json_type(value)
+    if type(value) is str:
+        if not applies(value, {"type": sorted(kinds)}) and "string" not in kinds:
+            return False
+        return "string" in kinds or not {"array", "object"} & kinds
+    if kind in kinds or (kind == "integer" and "number" in kinds):
+        if kind == "array":
+            items = schema.get("items")
+            if items is None or items is True:
+                return True
+            return type(items) in (dict, bool) and all(must_answer(v, items, depth + 1) for v in value)
+        if kind == "object":
+            properties = schema.get("properties")
+            properties = properties if type(properties) is dict else {}
+            additional = schema.get("additionalProperties")
+            for k, v in value.items():
+                if k in properties:
+                    ok = must_answer(v, properties[k], depth + 1)
+                elif type(additional) is dict:
+                    ok = must_answer(v, additional, depth + 1)
+                else:
+                    ok = must_answer(v, None, 1) if additional is False else True
+                if not ok:
+                    return False
+        return True
+    if kind == "number" and "integer" in kinds and float(value).is_integer():
+        return True
+    if "array" in kinds:
+        return kind != "object" and must_answer([value], schema, depth)
+    if "string" in kinds and kind != "null":
+        return True
+    return True
+
+
+def check_coerce_value(value: Any, schema: Any, key: str, *, must: bool) -> None:
+    try:
+        want_value, want_issues = coerce_at(value, schema, ROOT, _child_path("$", key), 1)
+    except Exception:
+        assert _native._coerce_value(value, schema, ROOT, key) is None
+        return
+    got = _native._coerce_value(value, schema, ROOT, key)
+    if got is None:
+        assert not must, "declined where the fast path applies"
+        return
+    coerced, issues = got
+    assert same(coerced, want_value), (coerced, want_value)
+    assert [(i.path, i.expected, i.got, i.action) for i in issues] == [
+        (i.path, i.expected, i.got, i.action) for i in want_issues
+    ]
+    assert all(type(i) is type(w) for i, w in zip(issues, want_issues, strict=True))
+    # (what the host writes next: the same canonical JSON)
+    canonical = _native._canonical_value(coerced)
+    if canonical is not None:
+        assert canonical == canonical_json(want_value)
+
+
+@SETTINGS
+@given(value=member_values, schema=member_schemas, key=keys)
+@example(value=3, schema={"type": "integer"}, key="days")
+@example(value=3.0, schema={"type": "integer"}, key="days")
+@example(value=1e300, schema={"type": ["integer", "null"]}, key="n")
+@example(value=2.5, schema={"type": "integer"}, key="n")
+@example(value=True, schema={"type": "integer"}, key="n")
+@example(value=None, schema={"type": "string"}, key="n")
+@example(value=None, schema={"type": "array"}, key="n")
+@example(value=[1, {"a": "x"}], schema={"type": "string"}, key="n")
+@example(value=7, schema={"type": ["array", "string"], "items": {"type": "string"}}, key="n")
+@example(
+    value={"a": "1", "b": 2}, schema={"type": "object", "properties": {"a": {"type": "integer"}}}, key="o"
+)
+@example(value={"a": 1, "é": [1] * 40}, schema={"type": "object", "additionalProperties": False}, key="o")
+@example(value={"a": "[1]"}, schema=None, key="o")
+@example(value=["1", "x", 2.0], schema={"type": "array", "items": {"type": "integer"}}, key="a")
+@example(value={"item": [1]}, schema={"type": "array"}, key="a")
+@example(value=[1, "\ud800" * 70], schema={"type": "integer"}, key="a")
+def test_coerce_value_under_drawn_schemas(value: Any, schema: Any, key: str) -> None:
+    check_coerce_value(value, schema, key, must=must_answer(value, schema))
+
+
+@SETTINGS
+@given(text=texts, schema=member_schemas, key=keys)
+def test_coerce_value_of_a_str_is_coerce_text(text: str, schema: Any, key: str) -> None:
+    check_coerce_value(text, schema, key, must=must_answer(text, schema))
+    fast = _native._coerce_value(text, schema, ROOT, key)
+    slow = _native._coerce_text(text, schema, ROOT, key)
+    assert (fast is None) == (slow is None)
+
+
+def test_coerce_value_declines_what_it_does_not_read() -> None:
+    for value, schema in [
+        ({"item": [1]}, {"type": "array"}),
+        ({"0": 1, "1": 2}, {"type": ["array", "null"]}),
+        ([1], {"type": "array", "prefixItems": [{"type": "integer"}]}),
+        ([1], {"type": "array", "items": [{"type": "integer"}]}),
+        ({"a": 1}, {"type": "object", "patternProperties": {"a": {"type": "string"}}}),
+        ([1], {"type": "array", "items": {"anyOf": [{"type": "integer"}]}}),
+        ({"a": "[1]"}, None),
+        (["a, b"], {"type": "array", "items": {"type": "array"}}),
+        ((1,), {"type": "array"}),
+        (_Int(1), {"type": "integer"}),
+        (_List([1]), {"type": "array"}),
+        (_Dict({"a": 1}), {"type": "object"}),
+        ({1: 2}, {"type": "object"}),
+        ({1: 2}, None),
+        ([10**5000], {"type": "integer"}),
+    ]:
+        assert _native._coerce_value(value, schema, ROOT, "k") is None, (value, schema)
+    # (deep values: past coercion's max_depth, run reports and no_schema keeps: declined, or the same)
+    deep_array: dict[str, Any] = {"type": "array", "items": None}
+    for _ in range(6):
+        deep_array = {"type": "array", "items": deep_array}
+    for value, schema in [
+        (_nested(70), None),
+        (_nested(70), {"type": ["object", "array"]}),
+        ([[[[[[[[1]]]]]]]], deep_array),
+        ([[[[[[[["x"]]]]]]]], deep_array),
+    ]:
+        check_coerce_value(value, schema, "k", must=False)
+    assert _native._coerce_value([1], {"type": "array", "items": {"type": "integer"}}, ROOT, "k") is not None
+
+
 # -- canonical_value -------------------------------------------------------------------------------
 
 scalars = st.one_of(
@@ -432,9 +650,68 @@ def test_canonical_value_is_canonical_json(value: Any) -> None:
     assert got == canonical_json(value)
 
 
+containers = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(any_char, max_size=5), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@SETTINGS
+@given(value=containers)
+@example(value=[])
+@example(value={})
+@example(value=[[], {}, [{}], {"": []}])
+@example(value={"a": [1, 2.5, True, None, "\ud800"], "b": {"c": -0.0, "d": float("nan")}, "a\x00": 1e16})
+@example(value=[float("inf"), float("-inf"), 10**4299, -(10**300)])
+def test_canonical_value_of_lists_and_dicts(value: Any) -> None:
+    got = _native._canonical_value(value)
+    assert got is not None  # (every list and dict of exact scalars, str keys)
+    assert got == canonical_json(value)
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for k in range(depth):
+        value = [value] if k % 2 else {"k": value}
+    return value
+
+
+def test_canonical_value_nesting() -> None:
+    for depth in [1, 2, 50, 99, 100]:
+        value = _nested(depth)
+        assert _native._canonical_value(value) == canonical_json(value)
+    deep = _nested(101)
+    assert _native._canonical_value(deep) is None
+    assert canonical_json(deep).count("[") == 50  # (Python's writes it: its call then does)
+
+
 def test_canonical_value_declines_everything_else() -> None:
-    for value in [[], {}, (1,), _Str("a"), _Int(1), _Float(1.5), object(), b"x", 1j]:
-        assert _native._canonical_value(value) is None, value
+    circular: list[Any] = [1]
+    circular.append(circular)
+    for value in [
+        (1,),
+        _Str("a"),
+        _Int(1),
+        _Float(1.5),
+        object(),
+        b"x",
+        1j,
+        [(1,)],
+        [1, _Str("a")],
+        {"a": [1, object()]},
+        {1: 2},
+        {"a": 1, 2: 3},
+        {_Str("a"): 1},
+        _List([1]),
+        _Dict({"a": 1}),
+        [10**5000],
+        {"a": 10**5000},
+        circular,
+    ]:
+        assert _native._canonical_value(value) is None, repr(value)[:40]
     assert _native._canonical_value(10**5000) is None  # (Python's repr raises: its call then does)
     with pytest.raises(ValueError, match="Exceeds the limit"):
         canonical_json(10**5000)

@@ -393,7 +393,27 @@ impl Host for CallHost<'_, '_> {
                     PyString::new(py, text).into_any().unbind(),
                 ))
             }
-            Convert::Literal => converters(py)?.0.bind(py),
+            Convert::Literal => {
+                let max_depth = i64::try_from(self.ctx.max_depth).unwrap_or(i64::MAX);
+                match crate::pyliteral::convert(py, text, max_depth) {
+                    Some(Ok(value)) => {
+                        fastvalue::count(Path::Convert, true);
+                        return Ok(Converted::Value(value.unbind()));
+                    }
+                    Some(Err(message)) => {
+                        fastvalue::count(Path::Convert, true);
+                        return Ok(Converted::Invalid(literal_problem(
+                            py,
+                            key,
+                            message.as_bytes(),
+                        )?));
+                    }
+                    None => {
+                        fastvalue::count(Path::Convert, false);
+                        converters(py)?.0.bind(py)
+                    }
+                }
+            }
             Convert::Fragment => {
                 // (plain text, the usual number or word: no markup to parse)
                 if let Some(value) = fastvalue::fragment_str(text) {
@@ -411,12 +431,9 @@ impl Host for CallHost<'_, '_> {
         match function.call((text,), Some(&kwargs)) {
             Ok(value) => Ok(Converted::Value(value.unbind())),
             Err(err) if err.is_instance_of::<PyValueError>(py) => {
-                // f"argument {key!r} is not a literal: {exc}"
-                let mut problem = b"argument ".to_vec();
-                push_wide(&mut problem, &py_of(py, key)?.repr()?);
-                problem.extend_from_slice(b" is not a literal: ");
-                push_wide(&mut problem, &err.value(py).str()?);
-                Ok(Converted::Invalid(problem))
+                let mut message = Vec::new();
+                push_wide(&mut message, &err.value(py).str()?);
+                Ok(Converted::Invalid(literal_problem(py, key, &message)?))
             }
             Err(err) => Err(err),
         }
@@ -430,18 +447,16 @@ impl Host for CallHost<'_, '_> {
         key: &[u8],
     ) -> PyResult<Coerced<PyObject>> {
         let py = self.py;
-        if let Ok(text) = value.bind(py).downcast_exact::<PyString>() {
-            let fast = fastvalue::coerce_text(
-                py,
-                text,
-                schema.map(|s| s.bind(py)),
-                root.map(|r| r.bind(py)),
-                key,
-            )?;
-            if let Some((value, issues)) = fast {
-                fastvalue::count(Path::Coerce, true);
-                return Ok(Coerced { value, issues });
-            }
+        let fast = fastvalue::coerce_value(
+            py,
+            value.bind(py),
+            schema.map(|s| s.bind(py)),
+            root.map(|r| r.bind(py)),
+            key,
+        )?;
+        if let Some((value, issues)) = fast {
+            fastvalue::count(Path::Coerce, true);
+            return Ok(Coerced { value, issues });
         }
         fastvalue::count(Path::Coerce, false);
         let refs = refs(py)?;
@@ -576,6 +591,16 @@ pub fn loads(py: Python<'_>, text: &[u8]) -> PyResult<PyObject> {
         .bind(py)
         .call1((py_of(py, text)?,))?
         .unbind())
+}
+
+/// `f"argument {key!r} is not a literal: {exc}"`, the problem a member the
+/// converter refused makes (`message` generalized UTF-8).
+fn literal_problem(py: Python<'_>, key: &[u8], message: &[u8]) -> PyResult<Vec<u8>> {
+    let mut problem = b"argument ".to_vec();
+    push_wide(&mut problem, &py_of(py, key)?.repr()?);
+    problem.extend_from_slice(b" is not a literal: ");
+    problem.extend_from_slice(message);
+    Ok(problem)
 }
 
 /// `(parse_literal, fragment_value)`.

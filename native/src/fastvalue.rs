@@ -22,6 +22,7 @@ use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pyo3::ffi;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
 
@@ -581,12 +582,24 @@ const NOT_SIMPLE: [&str; 7] = [
 /// keys; None (decline) for anything else, or for a `type` of a kind whose
 /// `isinstance` a subclass could answer otherwise.
 fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
-    for key in NOT_SIMPLE {
+    let py = schema.py();
+    // (the keys as interned strings: made once, their hashes kept)
+    let not_simple = [
+        intern!(py, "jsonSchema"),
+        intern!(py, "$ref"),
+        intern!(py, "allOf"),
+        intern!(py, "anyOf"),
+        intern!(py, "oneOf"),
+        intern!(py, "enum"),
+        intern!(py, "const"),
+    ];
+    debug_assert_eq!(not_simple.len(), NOT_SIMPLE.len());
+    for key in not_simple {
         if schema.contains(key)? {
             return Ok(None);
         }
     }
-    let declared = schema.get_item("type")?;
+    let declared = schema.get_item(intern!(py, "type"))?;
     if let Some(declared) = &declared {
         if declared.is_exact_instance_of::<PyString>() {
             let name = crate::pylexicon::name_of(declared.downcast::<PyString>()?);
@@ -623,16 +636,16 @@ fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
     // no type named: told by the keywords present
     let mut kinds = Kinds::NONE;
     for key in [
-        "properties",
-        "additionalProperties",
-        "patternProperties",
-        "required",
+        intern!(py, "properties"),
+        intern!(py, "additionalProperties"),
+        intern!(py, "patternProperties"),
+        intern!(py, "required"),
     ] {
         if schema.contains(key)? {
             kinds = kinds.with(Kind::Object);
         }
     }
-    for key in ["items", "prefixItems"] {
+    for key in [intern!(py, "items"), intern!(py, "prefixItems")] {
         if schema.contains(key)? {
             kinds = kinds.with(Kind::Array);
         }
@@ -685,57 +698,132 @@ fn int_text(value: &Bound<'_, PyAny>) -> Option<String> {
     value.str().ok().map(|s| s.to_string_lossy().into_owned())
 }
 
-/// `coerce_at(text, schema, root, _child_path("$", key), 1)` for a `str`
-/// `text`, natively, where the schema is read simply: None (Python's
-/// `None`), `True`, `False`, or a plain `dict` with no `$ref`, `allOf`,
-/// union, enum, const or wrapper; and the value is one this module reads
-/// (not JSON to parse). The value and its issues (`Issue`s, built with the
-/// Python class); None where the caller must ask Python. `root` only
-/// matters through `$ref` and `allOf`, both declined.
-pub fn coerce_text(
-    py: Python<'_>,
-    text: &Bound<'_, PyString>,
-    schema: Option<&Bound<'_, PyAny>>,
-    _root: Option<&Bound<'_, PyAny>>,
-    key: &[u8],
-) -> PyResult<Option<(PyObject, Vec<PyObject>)>> {
-    // (`run`'s first rule: past max_depth a value is left as is; coerce_at's
-    // default max_depth is far past a member's depth)
-    if MEMBER_DEPTH > COERCE_MAX_DEPTH {
-        return Ok(None);
+/// A schema as the fast paths read it: no schema (None, True), or the types
+/// a plain `dict` admits with the `dict` itself (None for False, which
+/// `unwrap` reads as `{"not": {}}`: any type, no keyword).
+enum Simple<'py> {
+    NoSchema,
+    Typed(Kinds, Option<Bound<'py, PyDict>>),
+}
+
+/// `unwrap(schema)` and `types_of` of a schema read simply; None (decline)
+/// for anything [`kinds_of`] declines, and for a schema of any other type
+/// (`unwrap` reads a `Mapping` subclass, which could answer otherwise).
+fn simple_schema<'py>(schema: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Simple<'py>>> {
+    let Some(schema) = schema else {
+        return Ok(Some(Simple::NoSchema));
+    };
+    if schema.is_none() {
+        return Ok(Some(Simple::NoSchema));
     }
-    let kinds = match schema {
-        None => None,
-        Some(schema) if schema.is_none() => None,
-        Some(schema) if schema.is_exact_instance_of::<PyBool>() => {
-            if schema.is_truthy()? {
-                None // (True: no schema)
-            } else {
-                Some(Kinds::ANY) // (False is {"not": {}}: any type, so a string is admitted)
-            }
-        }
-        Some(schema) => match schema.downcast_exact::<PyDict>() {
-            Ok(dict) => match kinds_of(dict)? {
-                Some(kinds) => Some(kinds),
-                None => return Ok(None),
-            },
-            Err(_) => return Ok(None),
-        },
+    if let Ok(flag) = schema.downcast_exact::<PyBool>() {
+        return Ok(Some(if flag.is_true() {
+            Simple::NoSchema
+        } else {
+            Simple::Typed(Kinds::ANY, None)
+        }));
+    }
+    let Ok(dict) = schema.downcast_exact::<PyDict>() else {
+        return Ok(None);
     };
-    // SAFETY: `text` is a str and the GIL is held.
-    let decision = unsafe {
-        crate::with_units!(text.as_ptr(), units => match kinds {
-            None => decide_no_schema(units),
-            Some(kinds) => decide(units, kinds),
-        })
+    Ok(kinds_of(dict)?.map(|kinds| Simple::Typed(kinds, Some(dict.clone()))))
+}
+
+/// A value's JSON type (`json_type`), for the exact types the fast paths
+/// read; None for any other (a subclass could answer `isinstance` otherwise).
+fn kind_of(value: &Bound<'_, PyAny>) -> Option<Kind> {
+    Some(if value.is_none() {
+        Kind::Null
+    } else if value.is_exact_instance_of::<PyBool>() {
+        Kind::Boolean
+    } else if value.is_exact_instance_of::<pyo3::types::PyInt>() {
+        Kind::Integer
+    } else if value.is_exact_instance_of::<PyFloat>() {
+        Kind::Number
+    } else if value.is_exact_instance_of::<PyString>() {
+        Kind::String
+    } else if value.is_exact_instance_of::<PyList>() {
+        Kind::Array
+    } else if value.is_exact_instance_of::<PyDict>() {
+        Kind::Object
+    } else {
+        return None;
+    })
+}
+
+/// A keyword of an object or array schema as `isinstance(x, Mapping)` or
+/// `isinstance(x, list)` would tell it.
+enum Keyword<'py> {
+    /// Absent, or of a type that is neither a `Mapping` nor a `list`.
+    Other,
+    /// True itself (`items is True`).
+    True,
+    /// False itself (`additionalProperties is False`).
+    False,
+    Dict(Bound<'py, PyDict>),
+    List,
+}
+
+/// `schema.get(name)`, told apart as [`Keyword`]; None (decline) for a value
+/// of a type whose `isinstance` a subclass could answer otherwise.
+fn keyword<'py>(
+    schema: Option<&Bound<'py, PyDict>>,
+    name: &Bound<'py, PyString>,
+) -> PyResult<Option<Keyword<'py>>> {
+    let Some(found) = schema.map(|s| s.get_item(name)).transpose()?.flatten() else {
+        return Ok(Some(Keyword::Other));
     };
-    let issue = |expected: &str, action: &str| -> PyResult<PyObject> {
-        let path = crate::calls_py::py_of(py, &child_path(key))?;
-        // SAFETY: as above.
-        let got = unsafe { crate::with_units!(text.as_ptr(), units => describe_text(units)) };
-        let got = crate::calls_py::py_of(py, &got)?;
-        let (expected, action) = (PyString::new(py, expected), PyString::new(py, action));
-        crate::events::issue(
+    if let Ok(flag) = found.downcast_exact::<PyBool>() {
+        return Ok(Some(if flag.is_true() {
+            Keyword::True
+        } else {
+            Keyword::False
+        }));
+    }
+    if let Ok(dict) = found.downcast_exact::<PyDict>() {
+        return Ok(Some(Keyword::Dict(dict.clone())));
+    }
+    if found.is_exact_instance_of::<PyList>() {
+        return Ok(Some(Keyword::List));
+    }
+    let other = found.is_none()
+        || found.is_exact_instance_of::<PyString>()
+        || found.is_exact_instance_of::<pyo3::types::PyInt>()
+        || found.is_exact_instance_of::<PyFloat>()
+        || found.is_exact_instance_of::<PyTuple>();
+    Ok(other.then_some(Keyword::Other))
+}
+
+/// What a coercion step gives: the value, or None where it declines.
+type Coercion<'py> = PyResult<Option<Bound<'py, PyAny>>>;
+
+/// `_Coercer` over the simple schemas (see [`coerce_value`]): the issues it
+/// reports, in order, built with the Python class.
+struct Coercer<'py> {
+    py: Python<'py>,
+    issues: Vec<PyObject>,
+}
+
+impl<'py> Coercer<'py> {
+    /// `report(path, expected, value, action)`, `got` already described.
+    fn report(&mut self, path: &[u8], expected: &str, got: &[u8], action: &str) -> PyResult<()> {
+        self.report_wide(path, expected, got, action.as_bytes())
+    }
+
+    /// [`Coercer::report`] of an action in generalized UTF-8.
+    fn report_wide(
+        &mut self,
+        path: &[u8],
+        expected: &str,
+        got: &[u8],
+        action: &[u8],
+    ) -> PyResult<()> {
+        let py = self.py;
+        let path = crate::calls_py::py_of(py, path)?;
+        let got = crate::calls_py::py_of(py, got)?;
+        let action = crate::calls_py::py_of(py, action)?;
+        let expected = PyString::new(py, expected);
+        self.issues.push(crate::events::issue(
             py,
             &[
                 path.as_any(),
@@ -743,58 +831,423 @@ pub fn coerce_text(
                 got.as_any(),
                 action.as_any(),
             ],
-        )
-    };
-    let same = || text.clone().into_any().unbind();
-    Ok(Some(match decision {
-        Decision::AsIs => (same(), Vec::new()),
-        Decision::Decline => return Ok(None),
-        Decision::KeptAsIs => {
-            let expected = kinds.unwrap_or(Kinds::ANY).expected();
-            (same(), vec![issue(&expected, "kept as is")?])
+        )?);
+        Ok(())
+    }
+
+    /// `_Coercer.run(value, schema, path, depth)`.
+    fn run(
+        &mut self,
+        value: &Bound<'py, PyAny>,
+        schema: Option<&Bound<'py, PyAny>>,
+        path: &[u8],
+        depth: usize,
+    ) -> Coercion<'py> {
+        // (`run`'s first rule: past max_depth a value is left as is, reported: Python's)
+        if depth > COERCE_MAX_DEPTH {
+            return Ok(None);
         }
-        Decision::TooManyDigits { expected } => (
-            same(),
-            vec![issue(expected.name(), "kept as a string: too many digits")?],
-        ),
-        Decision::Converted { expected, new } => {
-            let (value, described) = match &new {
-                Scalar::Bool(b) => (PyBool::new(py, *b).to_owned().into_any(), None),
-                Scalar::Null => (py.None().into_bound(py), None),
-                Scalar::Int(decimal) => match int_of_decimal(py, decimal)? {
-                    Some(value) => (value, None),
-                    None => return Ok(None),
-                },
-                Scalar::Float(x) => (PyFloat::new(py, *x).into_any(), None),
-                Scalar::IntOfFloat(x) => {
-                    let value = int_of_float(py, *x)?;
-                    let Some(text) = int_text(&value) else {
+        let (kinds, schema) = match simple_schema(schema)? {
+            None => return Ok(None),
+            Some(Simple::NoSchema) => return self.no_schema(value, path, depth),
+            Some(Simple::Typed(kinds, schema)) => (kinds, schema),
+        };
+        let Some(kind) = kind_of(value) else {
+            return Ok(None);
+        };
+        if kind == Kind::String {
+            let text = value.downcast::<PyString>()?;
+            // SAFETY: `text` is a str and the GIL is held.
+            let decision =
+                unsafe { crate::with_units!(text.as_ptr(), units => decide(units, kinds)) };
+            return self.decided(text, decision, kinds, path);
+        }
+        if kinds.has(kind) || (kind == Kind::Integer && kinds.has(Kind::Number)) {
+            return match kind {
+                Kind::Object => {
+                    self.object(value.downcast::<PyDict>()?, schema.as_ref(), path, depth)
+                }
+                Kind::Array => {
+                    let items: Vec<_> = value.downcast::<PyList>()?.iter().collect();
+                    self.array(items, schema.as_ref(), path, depth)
+                }
+                // (`admitted`: no enum in a simple schema)
+                _ => Ok(Some(value.clone())),
+            };
+        }
+        if kind == Kind::Number && kinds.has(Kind::Integer) {
+            let x = value.downcast::<PyFloat>()?.value();
+            if x.is_finite() && x.fract() == 0.0 {
+                let new = int_of_float(self.py, x)?;
+                let Some(text) = int_text(&new) else {
+                    return Ok(None);
+                };
+                let Some(got) = describe(value)? else {
+                    return Ok(None);
+                };
+                self.report(path, "integer", &got, &format!("converted to {text}"))?;
+                return Ok(Some(new));
+            }
+        }
+        for target in PREFERENCE {
+            if !kinds.has(target) {
+                continue;
+            }
+            match target {
+                Kind::Array => {
+                    if kind == Kind::Object {
+                        return Ok(None); // (`_xml_list`: Python's)
+                    }
+                    let Some(got) = describe(value)? else {
                         return Ok(None);
                     };
-                    (value, Some(text))
+                    self.report(path, "array", &got, "wrapped in a one-element array")?;
+                    return self.array(vec![value.clone()], schema.as_ref(), path, depth);
                 }
-            };
-            let Some(described) = described.or_else(|| describe_scalar(&new)) else {
+                Kind::String if kind != Kind::Null => {
+                    // json.dumps(value, ensure_ascii=False)
+                    let mut dumped = Vec::new();
+                    if !encode(value, &mut dumped, &SPACED, 0)? {
+                        return Ok(None);
+                    }
+                    let Some(got) = describe(value)? else {
+                        return Ok(None);
+                    };
+                    let mut action = b"converted to ".to_vec();
+                    action.extend(describe_text(&wide::chars(&dumped).collect::<Vec<u32>>()));
+                    self.report_wide(path, "string", &got, &action)?;
+                    return Ok(Some(crate::calls_py::py_of(self.py, &dumped)?.into_any()));
+                }
+                _ => {}
+            }
+        }
+        let Some(got) = describe(value)? else {
+            return Ok(None);
+        };
+        self.report(path, &kinds.expected(), &got, "kept as is")?;
+        Ok(Some(value.clone()))
+    }
+
+    /// What `run` does with a `str`, as [`decide`] or [`decide_no_schema`]
+    /// decided it (`kinds`: the schema's types, for "kept as is").
+    fn decided(
+        &mut self,
+        text: &Bound<'py, PyString>,
+        decision: Decision,
+        kinds: Kinds,
+        path: &[u8],
+    ) -> Coercion<'py> {
+        let py = self.py;
+        // SAFETY: `text` is a str and the GIL is held.
+        let got = || unsafe { crate::with_units!(text.as_ptr(), units => describe_text(units)) };
+        let same = || Some(text.clone().into_any());
+        Ok(match decision {
+            Decision::AsIs => same(),
+            Decision::Decline => None,
+            Decision::KeptAsIs => {
+                self.report(path, &kinds.expected(), &got(), "kept as is")?;
+                same()
+            }
+            Decision::TooManyDigits { expected } => {
+                self.report(
+                    path,
+                    expected.name(),
+                    &got(),
+                    "kept as a string: too many digits",
+                )?;
+                same()
+            }
+            Decision::Converted { expected, new } => {
+                let (value, described) = match &new {
+                    Scalar::Bool(b) => (PyBool::new(py, *b).to_owned().into_any(), None),
+                    Scalar::Null => (py.None().into_bound(py), None),
+                    Scalar::Int(decimal) => match int_of_decimal(py, decimal)? {
+                        Some(value) => (value, None),
+                        None => return Ok(None),
+                    },
+                    Scalar::Float(x) => (PyFloat::new(py, *x).into_any(), None),
+                    Scalar::IntOfFloat(x) => {
+                        let value = int_of_float(py, *x)?;
+                        let Some(text) = int_text(&value) else {
+                            return Ok(None);
+                        };
+                        (value, Some(text))
+                    }
+                };
+                let Some(described) = described.or_else(|| describe_scalar(&new)) else {
+                    return Ok(None);
+                };
+                let action = format!("converted to {described}");
+                self.report(path, expected.name(), &got(), &action)?;
+                Some(value)
+            }
+        })
+    }
+
+    /// `_Coercer.no_schema(value, path, depth)`.
+    fn no_schema(&mut self, value: &Bound<'py, PyAny>, path: &[u8], depth: usize) -> Coercion<'py> {
+        let Some(kind) = kind_of(value) else {
+            return Ok(None);
+        };
+        if kind == Kind::String {
+            let text = value.downcast::<PyString>()?;
+            // SAFETY: `text` is a str and the GIL is held.
+            let decision =
+                unsafe { crate::with_units!(text.as_ptr(), units => decide_no_schema(units)) };
+            return self.decided(text, decision, Kinds::ANY, path);
+        }
+        if depth > COERCE_MAX_DEPTH {
+            return Ok(Some(value.clone()));
+        }
+        match kind {
+            Kind::Object => {
+                let result = PyDict::new(self.py);
+                for (key, item) in value.downcast::<PyDict>()?.iter() {
+                    let Ok(name) = key.downcast_exact::<PyString>() else {
+                        return Ok(None);
+                    };
+                    let path = crate::typer::child_path(path, &crate::calls_py::wide_of(name));
+                    let Some(item) = self.no_schema(&item, &path, depth + 1)? else {
+                        return Ok(None);
+                    };
+                    result.set_item(key, item)?;
+                }
+                Ok(Some(result.into_any()))
+            }
+            Kind::Array => {
+                let mut items = Vec::new();
+                for (k, item) in value.downcast::<PyList>()?.iter().enumerate() {
+                    let path = item_path(path, k);
+                    let Some(item) = self.no_schema(&item, &path, depth + 1)? else {
+                        return Ok(None);
+                    };
+                    items.push(item);
+                }
+                Ok(Some(PyList::new(self.py, items)?.into_any()))
+            }
+            _ => Ok(Some(value.clone())),
+        }
+    }
+
+    /// `_Coercer.object(value, schema, path, depth)`, with no
+    /// `patternProperties` (declined) and a plain `dict` of properties.
+    fn object(
+        &mut self,
+        value: &Bound<'py, PyDict>,
+        schema: Option<&Bound<'py, PyDict>>,
+        path: &[u8],
+        depth: usize,
+    ) -> Coercion<'py> {
+        let properties = match keyword(schema, intern!(self.py, "properties"))? {
+            None => return Ok(None),
+            Some(Keyword::Dict(dict)) => Some(dict),
+            Some(_) => None,
+        };
+        match keyword(schema, intern!(self.py, "patternProperties"))? {
+            Some(Keyword::Dict(patterns)) if patterns.is_empty() => {}
+            Some(Keyword::Dict(_)) | None => return Ok(None), // (patterns: Python's)
+            Some(_) => {}
+        }
+        let additional = match keyword(schema, intern!(self.py, "additionalProperties"))? {
+            None => return Ok(None),
+            Some(additional) => additional,
+        };
+        let result = PyDict::new(self.py);
+        for (key, item) in value.iter() {
+            let Ok(name) = key.downcast_exact::<PyString>() else {
                 return Ok(None);
             };
-            let action = format!("converted to {described}");
-            (value.unbind(), vec![issue(expected.name(), &action)?])
+            let path = crate::typer::child_path(path, &crate::calls_py::wide_of(name));
+            let found = match &properties {
+                Some(properties) => properties.get_item(&key)?,
+                None => None,
+            };
+            let coerced = match (&found, &additional) {
+                (Some(schema), _) => self.run(&item, Some(schema), &path, depth + 1)?,
+                (None, Keyword::False) => {
+                    let Some(got) = describe(&item)? else {
+                        return Ok(None);
+                    };
+                    self.report(
+                        &path,
+                        "no such property (additionalProperties is false)",
+                        &got,
+                        "dropped",
+                    )?;
+                    continue;
+                }
+                (None, Keyword::Dict(schema)) => {
+                    self.run(&item, Some(schema.as_any()), &path, depth + 1)?
+                }
+                // (JSON Schema allows unknown properties: kept untouched)
+                (None, _) => Some(item),
+            };
+            let Some(coerced) = coerced else {
+                return Ok(None);
+            };
+            result.set_item(key, coerced)?;
         }
-    }))
+        Ok(Some(result.into_any()))
+    }
+
+    /// `_Coercer.array(value, schema, path, depth)`, with no `prefixItems`
+    /// and no list of `items` (both declined).
+    fn array(
+        &mut self,
+        value: Vec<Bound<'py, PyAny>>,
+        schema: Option<&Bound<'py, PyDict>>,
+        path: &[u8],
+        depth: usize,
+    ) -> Coercion<'py> {
+        if schema.map_or(Ok(false), |s| s.contains(intern!(self.py, "prefixItems")))? {
+            return Ok(None);
+        }
+        let items = match keyword(schema, intern!(self.py, "items"))? {
+            None | Some(Keyword::List) => return Ok(None),
+            Some(items) => items,
+        };
+        let per_item = match items {
+            Keyword::True => None,
+            Keyword::Other => {
+                // (`items is None`, or absent: the list as it is; another type
+                // is a schema `run` reads as none: declined there)
+                match schema
+                    .map(|s| s.get_item(intern!(self.py, "items")))
+                    .transpose()?
+                    .flatten()
+                {
+                    Some(found) if !found.is_none() => Some(found),
+                    _ => None,
+                }
+            }
+            Keyword::False => schema
+                .map(|s| s.get_item(intern!(self.py, "items")))
+                .transpose()?
+                .flatten(),
+            Keyword::Dict(dict) => Some(dict.into_any()),
+            Keyword::List => return Ok(None),
+        };
+        let Some(per_item) = per_item else {
+            return Ok(Some(PyList::new(self.py, value)?.into_any()));
+        };
+        let mut result = Vec::with_capacity(value.len());
+        for (k, item) in value.iter().enumerate() {
+            let Some(item) = self.run(item, Some(&per_item), &item_path(path, k), depth + 1)?
+            else {
+                return Ok(None);
+            };
+            result.push(item);
+        }
+        Ok(Some(PyList::new(self.py, result)?.into_any()))
+    }
 }
 
-/// Append `canonical_json(value)` natively for a `str`, `int`, `float`,
-/// `bool` or None (exact types): `encode_basestring`, `int.__repr__`,
-/// `float.__repr__` (`NaN`, `Infinity`, `-Infinity` where not finite, as
-/// the encoder writes them), `true`/`false`/`null`. False (nothing
-/// appended) for anything else, and for an int Python refuses to write
-/// (past `sys.get_int_max_str_digits()`: Python's call then raises).
-pub fn canonical_value(
+/// `f"{path}[{k}]"`.
+fn item_path(path: &[u8], k: usize) -> Vec<u8> {
+    let mut out = path.to_vec();
+    out.extend_from_slice(format!("[{k}]").as_bytes());
+    out
+}
+
+/// `_describe(value)` of a value the fast paths read, as generalized
+/// UTF-8: a `str`'s JSON, `str(int)`, JSON's words, else
+/// `json.dumps(value, ensure_ascii=False)` (its default separators), cut
+/// when longer than 60 code points. None (decline) where Python's would
+/// raise or write something else (an int `str()` refuses).
+fn describe(value: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u8>>> {
+    if let Ok(text) = value.downcast_exact::<PyString>() {
+        // SAFETY: `text` is a str and the GIL is held.
+        return Ok(Some(unsafe {
+            crate::with_units!(text.as_ptr(), units => describe_text(units))
+        }));
+    }
+    if value.is_exact_instance_of::<pyo3::types::PyInt>() {
+        return Ok(int_text(value).map(String::into_bytes));
+    }
+    let mut out = Vec::new();
+    if !encode(value, &mut out, &SPACED, 0)? {
+        return Ok(None);
+    }
+    if wide::code_points(&out) > DESCRIBED {
+        let mut cut = wide::head(&out, DESCRIBED - 3).to_vec();
+        cut.extend_from_slice(b"...");
+        return Ok(Some(cut));
+    }
+    Ok(Some(out))
+}
+
+/// `coerce_at(value, schema, root, _child_path("$", key), 1)` natively,
+/// where the schema is read simply (None, True, False, or a plain `dict`
+/// with no `$ref`, `allOf`, union, enum, const or wrapper, at every level
+/// the value reaches) and the value is made of `str`, `int`, `float`,
+/// `bool`, None, `list` and `dict` (exact types): its value and its issues
+/// (`Issue`s, built with the Python class). None where the caller must ask
+/// Python: JSON to parse in a string, an XML-shaped object read as a list,
+/// `patternProperties`, `prefixItems` or a list of `items`, nesting past
+/// coercion's `max_depth`, an int Python would not write. `root` only
+/// matters through `$ref` and `allOf`, both declined.
+pub fn coerce_value<'py>(
+    py: Python<'py>,
+    value: &Bound<'py, PyAny>,
+    schema: Option<&Bound<'py, PyAny>>,
+    _root: Option<&Bound<'py, PyAny>>,
+    key: &[u8],
+) -> PyResult<Option<(PyObject, Vec<PyObject>)>> {
+    let mut coercer = Coercer {
+        py,
+        issues: Vec::new(),
+    };
+    let coerced = coercer.run(value, schema, &child_path(key), MEMBER_DEPTH)?;
+    Ok(coerced.map(|value| (value.unbind(), coercer.issues)))
+}
+
+/// [`coerce_value`] of a `str`.
+pub fn coerce_text(
     py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    schema: Option<&Bound<'_, PyAny>>,
+    root: Option<&Bound<'_, PyAny>>,
+    key: &[u8],
+) -> PyResult<Option<(PyObject, Vec<PyObject>)>> {
+    coerce_value(py, text.as_any(), schema, root, key)
+}
+
+/// JSON's separators: an item's and a key's.
+struct Separators {
+    item: &'static [u8],
+    key: &'static [u8],
+}
+
+/// `canonical_json`'s.
+const COMPACT: Separators = Separators {
+    item: b",",
+    key: b":",
+};
+
+/// `json.dumps`'s default.
+const SPACED: Separators = Separators {
+    item: b", ",
+    key: b": ",
+};
+
+/// Nesting written natively at most (deeper: Python's encoder, whose answer,
+/// or error, stands).
+const MAX_ENCODED_DEPTH: usize = 100;
+
+/// Append the JSON `json`'s C encoder writes for `value` (`ensure_ascii=False`,
+/// `separators`, keys in order) where every part of it is a `str`, `int`,
+/// `float`, `bool`, None, `list` or `dict` with `str` keys (exact types):
+/// `encode_basestring`, `int.__repr__`, `float.__repr__` (`NaN`,
+/// `Infinity`, `-Infinity` where not finite), `true`/`false`/`null`.
+/// False for anything else (out then holds a part of it), and for an int
+/// Python refuses to write (past `sys.get_int_max_str_digits()`).
+fn encode(
     value: &Bound<'_, PyAny>,
     out: &mut Vec<u8>,
+    separators: &Separators,
+    depth: usize,
 ) -> PyResult<bool> {
-    let _ = py;
+    let py = value.py();
     if let Ok(text) = value.downcast_exact::<PyString>() {
         out.push(b'"');
         // SAFETY: `text` is a str and the GIL is held.
@@ -837,6 +1290,56 @@ pub fn canonical_value(
         out.extend_from_slice(text.as_bytes());
         return Ok(true);
     }
+    if depth >= MAX_ENCODED_DEPTH {
+        return Ok(false);
+    }
+    if let Ok(list) = value.downcast_exact::<PyList>() {
+        out.push(b'[');
+        for (k, item) in list.iter().enumerate() {
+            if k > 0 {
+                out.extend_from_slice(separators.item);
+            }
+            if !encode(&item, out, separators, depth + 1)? {
+                return Ok(false);
+            }
+        }
+        out.push(b']');
+        return Ok(true);
+    }
+    if let Ok(dict) = value.downcast_exact::<PyDict>() {
+        out.push(b'{');
+        for (k, (key, item)) in dict.iter().enumerate() {
+            if k > 0 {
+                out.extend_from_slice(separators.item);
+            }
+            let Ok(key) = key.downcast_exact::<PyString>() else {
+                return Ok(false);
+            };
+            encode(key.as_any(), out, separators, depth + 1)?;
+            out.extend_from_slice(separators.key);
+            if !encode(&item, out, separators, depth + 1)? {
+                return Ok(false);
+            }
+        }
+        out.push(b'}');
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// Append `canonical_json(value)` natively (see [`encode`]: exact scalars,
+/// and lists and dicts of them, `str` keys); false, with nothing appended,
+/// where Python's must write it (or raise).
+pub fn canonical_value(
+    _py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+    out: &mut Vec<u8>,
+) -> PyResult<bool> {
+    let start = out.len();
+    if encode(value, out, &COMPACT, 0)? {
+        return Ok(true);
+    }
+    out.truncate(start);
     Ok(false)
 }
 
@@ -1252,6 +1755,20 @@ fn _coerce_text(
     coerce_text(py, text, Some(schema), Some(root), &key)
 }
 
+/// `_native._coerce_value(value, schema, root, key)`: `coerce_at(value,
+/// schema, root, _child_path("$", key), 1)` as `(value, [issues])`, or None where declined.
+#[pyfunction]
+fn _coerce_value(
+    py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+    schema: &Bound<'_, PyAny>,
+    root: &Bound<'_, PyAny>,
+    key: &Bound<'_, PyString>,
+) -> PyResult<Option<(PyObject, Vec<PyObject>)>> {
+    let key = crate::calls_py::wide_of(key);
+    coerce_value(py, value, Some(schema), Some(root), &key)
+}
+
 /// `_native._canonical_value(value)`: `canonical_json(value)`, or None where declined.
 #[pyfunction]
 fn _canonical_value<'py>(
@@ -1305,6 +1822,7 @@ fn _fast_counts(py: Python<'_>, reset: bool) -> PyResult<Bound<'_, PyDict>> {
 pub fn add_functions(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_fragment_text, m)?)?;
     m.add_function(wrap_pyfunction!(_coerce_text, m)?)?;
+    m.add_function(wrap_pyfunction!(_coerce_value, m)?)?;
     m.add_function(wrap_pyfunction!(_canonical_value, m)?)?;
     m.add_function(wrap_pyfunction!(_loads_native, m)?)?;
     m.add_function(wrap_pyfunction!(_loads_canonical, m)?)?;

@@ -53,6 +53,7 @@ pub mod pieces;
 pub mod pyengine;
 pub mod pyjson;
 pub mod pylexicon;
+pub mod pyliteral;
 pub mod pytext;
 pub mod pytyper;
 pub mod pyvalue;
@@ -83,6 +84,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fastvalue::add_functions(m)?;
     m.add_class::<pyvalue::PyValueReader>()?;
     pyjson::register(m)?;
+    pyliteral::add_functions(m)?;
     // (the engine's bounds, which the tests compare with the reference's)
     m.add("THOUGHT_WINDOW", engine::THOUGHT_WINDOW)?;
     m.add("GATHER", engine::GATHER)?;
