@@ -581,6 +581,34 @@ const NOT_SIMPLE: [&str; 7] = [
 /// `types_of(schema)` of a plain `dict` schema with none of [`NOT_SIMPLE`]'s
 /// keys; None (decline) for anything else, or for a `type` of a kind whose
 /// `isinstance` a subclass could answer otherwise.
+/// [`kinds_of`], kept by the schema's identity (a tool's schema serves every
+/// call; like the typer's plans, a schema is taken not to change once used).
+fn kept_kinds(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
+    type Kept = crate::fxhash::FxHashMap<usize, (PyObject, Option<Kinds>)>;
+    static KEPT: std::sync::Mutex<Option<Kept>> = std::sync::Mutex::new(None);
+    let id = schema.as_ptr() as usize;
+    {
+        let guard = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, kinds)) = guard.as_ref().and_then(|kept| kept.get(&id)) {
+            return Ok(*kinds);
+        }
+    }
+    let kinds = kinds_of(schema)?;
+    let evicted = {
+        let mut guard = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        let kept = guard.get_or_insert_with(Kept::default);
+        let evicted = if kept.len() >= 4096 {
+            std::mem::take(kept)
+        } else {
+            Kept::default()
+        };
+        kept.insert(id, (schema.clone().into_any().unbind(), kinds));
+        evicted
+    };
+    drop(evicted); // (Python objects let go with the lock released)
+    Ok(kinds)
+}
+
 fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
     let py = schema.py();
     // (the keys as interned strings: made once, their hashes kept)
@@ -726,7 +754,7 @@ fn simple_schema<'py>(schema: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Sim
     let Ok(dict) = schema.downcast_exact::<PyDict>() else {
         return Ok(None);
     };
-    Ok(kinds_of(dict)?.map(|kinds| Simple::Typed(kinds, Some(dict.clone()))))
+    Ok(kept_kinds(dict)?.map(|kinds| Simple::Typed(kinds, Some(dict.clone()))))
 }
 
 /// A value's JSON type (`json_type`), for the exact types the fast paths

@@ -90,6 +90,8 @@ pub struct CallSlot {
     /// A number that tells calls apart (the engine's string lane asks whether
     /// the string that streams is still the same).
     pub serial: u64,
+    /// The call's name as code points, once known and asked for.
+    pub name_points: OnceCell<Vec<u32>>,
 }
 
 /// Where the machine reads: a region of the block, or its skip region.
@@ -157,7 +159,6 @@ pub struct View<'a, 'py> {
     py: Python<'py>,
     machine: &'a Machine,
     ctx: &'a Ctx,
-    call_name: OnceCell<Option<Vec<u32>>>,
     tools: Option<PointNames<'a>>,
     properties: OnceCell<PropertyNames>,
     error: RefCell<Option<PyErr>>,
@@ -176,7 +177,6 @@ impl<'a, 'py> View<'a, 'py> {
             py,
             machine,
             ctx,
-            call_name: OnceCell::new(),
             tools: ctx.tools.as_ref().map(|t| PointNames(&t.names)),
             properties: OnceCell::new(),
             error: RefCell::new(None),
@@ -190,10 +190,6 @@ impl<'a, 'py> View<'a, 'py> {
             None => Ok(()),
         }
     }
-
-    fn the_call_name(&self) -> &Option<Vec<u32>> {
-        self.call_name.get_or_init(|| self.machine.call_name())
-    }
 }
 
 impl TagContext for View<'_, '_> {
@@ -202,7 +198,7 @@ impl TagContext for View<'_, '_> {
     }
 
     fn call_name(&self) -> Option<Name<'_>> {
-        self.the_call_name().as_ref().map(|n| Name::U32(n))
+        self.machine.call_name_points().map(Name::U32)
     }
 
     fn tool_names(&self) -> Option<&dyn Names> {
@@ -214,9 +210,15 @@ impl TagContext for View<'_, '_> {
             if let Some(known) = self.machine.properties.borrow().as_ref() {
                 return known.clone();
             }
-            let found = match self.the_call_name() {
-                None => Ok(None),
-                Some(name) => self.ctx.property_names_of(self.py, &wide_of_points(name)),
+            let found = match &self.machine.slot {
+                Some(slot) => match slot.call.wide_name() {
+                    Some(name) => self.ctx.property_names_of(self.py, name),
+                    None => Ok(None),
+                },
+                None if self.machine.name.is_empty() => Ok(None),
+                None => self
+                    .ctx
+                    .property_names_of(self.py, &wide_of_points(&self.machine.name)),
             };
             match found {
                 Ok(names) => {
@@ -474,9 +476,18 @@ impl Machine {
 
     /// The call's name, or the name just read (`Machine.call_name`).
     pub fn call_name(&self) -> Option<Vec<u32>> {
+        self.call_name_points().map(<[u32]>::to_vec)
+    }
+
+    /// [`Machine::call_name`], borrowed (the call's name as code points is
+    /// kept with the call once known).
+    pub fn call_name_points(&self) -> Option<&[u32]> {
         match &self.slot {
-            Some(slot) => slot.call.name(),
-            None => (!self.name.is_empty()).then(|| self.name.clone()),
+            Some(slot) => {
+                let wide = slot.call.wide_name()?;
+                Some(slot.name_points.get_or_init(|| wide::chars(wide).collect()))
+            }
+            None => (!self.name.is_empty()).then_some(&self.name[..]),
         }
     }
 
@@ -826,6 +837,7 @@ impl Machine {
             ids,
             convert,
             serial,
+            name_points: OnceCell::new(),
         });
         Ok(())
     }

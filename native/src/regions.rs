@@ -731,6 +731,7 @@ fn read_json_calls(
                 ids: None,
                 convert: crate::ctx::Convert::Text,
                 serial,
+                name_points: std::cell::OnceCell::new(),
             });
             if let Reader::JsonCalls { state, in_body, .. } = json_reader(machine)? {
                 *state = BODY;
@@ -815,6 +816,7 @@ fn read_json_args(
             ids,
             convert: crate::ctx::Convert::Text,
             serial,
+            name_points: std::cell::OnceCell::new(),
         });
         if let Reader::JsonArgs { in_body } = json_reader(machine)? {
             *in_body = true;
