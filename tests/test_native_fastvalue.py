@@ -271,9 +271,25 @@ padded = st.builds(
     number_texts | word_texts,
     st.text(st.sampled_from(SPACES + NOT_SPACES), max_size=3),
 )
-texts = padded | number_texts | word_texts | st.text(any_char, max_size=80)
 KEYS = ["days", "city", "_k", "A9", "a b", "9x", "é", "\ud800", 'q"uote', "k\n", "", "x.y", "[0]"]
 keys = st.sampled_from(KEYS) | st.text(any_char, max_size=6)
+# JSON objects written in a string (an XML parameter holding an object), spaced, escaped or not
+json_objects = st.builds(
+    lambda value, ascii, left, right: left + json.dumps(value, ensure_ascii=ascii) + right,
+    st.dictionaries(
+        keys,
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.floats() | st.text(any_char, max_size=8),
+            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3),
+            max_leaves=6,
+        ),
+        max_size=4,
+    ),
+    st.booleans(),
+    st.text(st.sampled_from(SPACES), max_size=2),
+    st.text(st.sampled_from(SPACES), max_size=2),
+) | st.sampled_from(['{"a": 1,}', "{'a': 1}", '{"a": NaN}', '{"a": "\\ud800"}', '{"a": 1} x', "[1]", "{}"])
+texts = padded | number_texts | word_texts | json_objects | st.text(any_char, max_size=80)
 
 
 def check_coerce(text: str, schema: Any, key: str, *, must: bool) -> None:
@@ -326,13 +342,21 @@ def test_coerce_text_under_other_schemas_declines_or_agrees(text: str, schema: A
 
 
 def test_coerce_text_declines_what_it_does_not_read() -> None:
-    # (JSON to parse, a list to split, enums, unions, references: Python's)
+    # (an array to parse or split, an object JSON does not read, an enum string
+    # not found, unions, references: Python's)
     for text, schema in [
         ("[1, 2]", {"type": "array"}),
         ("a, b", {"type": ["array", "null"]}),
-        ('{"a": 1}', {"type": "object"}),
+        ('{"a": 1}', {"type": ["object", "array"]}),
+        ("{'a': 1}", {"type": "object"}),
+        ('{"a": 1,}', {"type": "object"}),
+        ("[1]", {"type": "object"}),
         ('{"a": 1}', None),
-        ("x", {"type": "string", "enum": ["x"]}),
+        ("y", {"type": "string", "enum": ["x"]}),
+        ("x", {"enum": ["x"]}),
+        ("x", {"type": "string", "enum": [_Str("x")]}),
+        ("x", {"type": "string", "enum": _List(["x"])}),
+        ("1", {"type": "integer", "enum": [1]}),
         ("1", {"anyOf": [{"type": "integer"}]}),
         ("1", {"$ref": "#/$defs/N"}),
         ("1", {"allOf": [{"type": "integer"}]}),
@@ -345,6 +369,35 @@ def test_coerce_text_declines_what_it_does_not_read() -> None:
     ]:
         assert _native._coerce_text(text, schema, ROOT, "k") is None, (text, schema)
     assert _native._coerce_text("1", {"type": "integer"}, ROOT, "k") is not None
+
+
+def test_coerce_text_reads_enum_strings_and_json_objects() -> None:
+    """Two shapes every XML call has: a string among its enum's strings
+    (kept, nothing reported), and an object parameter written as JSON
+    ("parsed as JSON", then read against the object's properties)."""
+    for text, schema in [
+        ("celsius", {"type": "string", "enum": ["celsius", "fahrenheit"]}),
+        ("b", {"type": ["string", "null"], "enum": [None, 1, "a", "b"], "description": "d"}),
+        ('{"lang": ["en"], "year": 2024, "exact": false}', {"type": "object"}),
+        (' {"a": "1", "b": 2}\n', {"type": "object", "properties": {"a": {"type": "integer"}}}),
+        ('{"a": 1, "é": "\ud800"}', {"type": ["object", "null"], "additionalProperties": False}),
+    ]:
+        check_coerce(text, schema, "k", must=True)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_coerce_text_under_enums(data: st.DataObject) -> None:
+    values: list[Any] = data.draw(st.lists(texts | st.sampled_from([1, None, 2.5, True, [], {}]), max_size=5))
+    strings = [v for v in values if type(v) is str]
+    text = data.draw(st.sampled_from(strings) | texts if strings else texts)
+    declared = data.draw(
+        st.sampled_from(["string", "str", ["string", "null"], ["integer", "string"], "integer"])
+    )
+    schema = {"type": declared, "enum": values}
+    names = declared if isinstance(declared, list) else [declared]
+    must = text in strings and bool({"string", "str"} & set(names))
+    check_coerce(text, schema, "k", must=must)
 
 
 class _Dict(dict[str, Any]):
@@ -403,7 +456,6 @@ NOT_SIMPLE = {
     "allOf",
     "anyOf",
     "oneOf",
-    "enum",
     "const",
     "prefixItems",
     "patternProperties",
@@ -492,7 +544,11 @@ def must_answer(value: Any, schema: Any, depth: int = 1) -> bool:
         return False
     kinds = types_of(schema)
     kind = json_type(value)
+    if "enum" in schema:  # (read only where a string is found among the enum's strings)
+        return declared is not None and "string" in kinds and _enum_holds(schema["enum"], value)
     if type(value) is str:
+        if "object" in kinds and not {"array", "string"} & kinds:
+            return _json_object_read(value, schema, depth)
         if not applies(value, {"type": sorted(kinds)}) and "string" not in kinds:
             return False
         return "string" in kinds or not {"array", "object"} & kinds
@@ -523,6 +579,29 @@ def must_answer(value: Any, schema: Any, depth: int = 1) -> bool:
     if "string" in kinds and kind != "null":
         return True
     return True
+
+
+def _enum_holds(values: Any, value: Any) -> bool:
+    if type(values) is not list or type(value) is not str:
+        return False
+    for item in values:
+        if type(item) is str and item == value:
+            return True
+        if type(item) not in (type(None), bool, int, float, list, dict):
+            return False
+    return False
+
+
+def _json_object_read(text: str, schema: Any, depth: int) -> bool:
+    """A string under an object schema: read where json reads it as an object
+    the native reader builds (no NaN, no escaped surrogate, nothing huge)."""
+    try:
+        parsed = json.loads(text.strip())
+    except (ValueError, RecursionError):
+        return False
+    if type(parsed) is not dict or "NaN" in text or "Infinity" in text or "\\ud" in text.lower():
+        return False
+    return must_answer(parsed, schema, depth)
 
 
 def check_coerce_value(value: Any, schema: Any, key: str, *, must: bool) -> None:

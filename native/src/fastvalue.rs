@@ -566,25 +566,25 @@ const MEMBER_DEPTH: usize = 1;
 const COERCE_MAX_DEPTH: usize = 64;
 
 /// Keys that make a schema more than simple: `unwrap`'s wrapper and `$ref`,
-/// `merged_all_of`'s `allOf`, `branches`' unions, `enum_values`' enum and
-/// const.
-const NOT_SIMPLE: [&str; 7] = [
-    "jsonSchema",
-    "$ref",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "enum",
-    "const",
-];
+/// `merged_all_of`'s `allOf`, `branches`' unions and `enum_values`' const.
+/// (An `enum` is read, but only where a string is found among its strings:
+/// see [`enum_holds`].)
+const NOT_SIMPLE: [&str; 6] = ["jsonSchema", "$ref", "allOf", "anyOf", "oneOf", "const"];
+
+/// A simple schema's types, and whether it has an `enum`.
+#[derive(Clone, Copy)]
+struct Typed {
+    kinds: Kinds,
+    enumerated: bool,
+}
 
 /// `types_of(schema)` of a plain `dict` schema with none of [`NOT_SIMPLE`]'s
 /// keys; None (decline) for anything else, or for a `type` of a kind whose
 /// `isinstance` a subclass could answer otherwise.
 /// [`kinds_of`], kept by the schema's identity (a tool's schema serves every
 /// call; like the typer's plans, a schema is taken not to change once used).
-fn kept_kinds(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
-    type Kept = crate::fxhash::FxHashMap<usize, (PyObject, Option<Kinds>)>;
+fn kept_kinds(schema: &Bound<'_, PyDict>) -> PyResult<Option<Typed>> {
+    type Kept = crate::fxhash::FxHashMap<usize, (PyObject, Option<Typed>)>;
     static KEPT: std::sync::Mutex<Option<Kept>> = std::sync::Mutex::new(None);
     let id = schema.as_ptr() as usize;
     {
@@ -609,7 +609,7 @@ fn kept_kinds(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
     Ok(kinds)
 }
 
-fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
+fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Typed>> {
     let py = schema.py();
     // (the keys as interned strings: made once, their hashes kept)
     let not_simple = [
@@ -618,7 +618,6 @@ fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
         intern!(py, "allOf"),
         intern!(py, "anyOf"),
         intern!(py, "oneOf"),
-        intern!(py, "enum"),
         intern!(py, "const"),
     ];
     debug_assert_eq!(not_simple.len(), NOT_SIMPLE.len());
@@ -627,12 +626,14 @@ fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
             return Ok(None);
         }
     }
+    let enumerated = schema.contains(intern!(py, "enum"))?;
+    let typed = |kinds| Some(Typed { kinds, enumerated });
     let declared = schema.get_item(intern!(py, "type"))?;
     if let Some(declared) = &declared {
         if declared.is_exact_instance_of::<PyString>() {
             let name = crate::pylexicon::name_of(declared.downcast::<PyString>()?);
             // (a name types_of does not know leaves no type at all)
-            return Ok(Some(
+            return Ok(typed(
                 Kind::of_name(&name.code_points()).map_or(Kinds::NONE, |k| Kinds::NONE.with(k)),
             ));
         }
@@ -649,7 +650,7 @@ fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
                         kinds = kinds.with(kind);
                     }
                 }
-                return Ok(Some(kinds));
+                return Ok(typed(kinds));
             }
         } else if !(declared.is_none()
             || declared.is_exact_instance_of::<PyBool>()
@@ -660,6 +661,9 @@ fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
         {
             return Ok(None);
         }
+    }
+    if enumerated {
+        return Ok(None); // (no type named: `types_of` reads the enum's values' types: Python's)
     }
     // no type named: told by the keywords present
     let mut kinds = Kinds::NONE;
@@ -678,11 +682,43 @@ fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Kinds>> {
             kinds = kinds.with(Kind::Array);
         }
     }
-    Ok(Some(if kinds == Kinds::NONE {
+    Ok(typed(if kinds == Kinds::NONE {
         Kinds::ANY
     } else {
         kinds
     }))
+}
+
+/// `value in schema["enum"]` for a `str` found equal to one of the enum's
+/// strings (then `admitted` keeps it as it is, nothing reported); false
+/// where it is not found, and where an item before it is of a type whose
+/// `==` could answer otherwise, or the enum is no plain `list` (Python's).
+fn enum_holds(schema: Option<&Bound<'_, PyDict>>, text: &Bound<'_, PyString>) -> PyResult<bool> {
+    let Some(schema) = schema else {
+        return Ok(false);
+    };
+    let Some(found) = schema.get_item(intern!(schema.py(), "enum"))? else {
+        return Ok(false);
+    };
+    let Ok(values) = found.downcast_exact::<PyList>() else {
+        return Ok(false);
+    };
+    for item in values.iter() {
+        if let Ok(item) = item.downcast_exact::<PyString>() {
+            if item.as_any().eq(text)? {
+                return Ok(true);
+            }
+        } else if !(item.is_none()
+            || item.is_exact_instance_of::<PyBool>()
+            || item.is_exact_instance_of::<pyo3::types::PyInt>()
+            || item.is_exact_instance_of::<PyFloat>()
+            || item.is_exact_instance_of::<PyList>()
+            || item.is_exact_instance_of::<PyDict>())
+        {
+            return Ok(false);
+        }
+    }
+    Ok(false)
 }
 
 /// Digits `int()` reads whatever `sys.get_int_max_str_digits()` says
@@ -731,7 +767,7 @@ fn int_text(value: &Bound<'_, PyAny>) -> Option<String> {
 /// `unwrap` reads as `{"not": {}}`: any type, no keyword).
 enum Simple<'py> {
     NoSchema,
-    Typed(Kinds, Option<Bound<'py, PyDict>>),
+    Typed(Typed, Option<Bound<'py, PyDict>>),
 }
 
 /// `unwrap(schema)` and `types_of` of a schema read simply; None (decline)
@@ -748,13 +784,19 @@ fn simple_schema<'py>(schema: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Sim
         return Ok(Some(if flag.is_true() {
             Simple::NoSchema
         } else {
-            Simple::Typed(Kinds::ANY, None)
+            Simple::Typed(
+                Typed {
+                    kinds: Kinds::ANY,
+                    enumerated: false,
+                },
+                None,
+            )
         }));
     }
     let Ok(dict) = schema.downcast_exact::<PyDict>() else {
         return Ok(None);
     };
-    Ok(kept_kinds(dict)?.map(|kinds| Simple::Typed(kinds, Some(dict.clone()))))
+    Ok(kept_kinds(dict)?.map(|typed| Simple::Typed(typed, Some(dict.clone()))))
 }
 
 /// A value's JSON type (`json_type`), for the exact types the fast paths
@@ -875,19 +917,30 @@ impl<'py> Coercer<'py> {
         if depth > COERCE_MAX_DEPTH {
             return Ok(None);
         }
-        let (kinds, schema) = match simple_schema(schema)? {
+        let (Typed { kinds, enumerated }, schema) = match simple_schema(schema)? {
             None => return Ok(None),
             Some(Simple::NoSchema) => return self.no_schema(value, path, depth),
-            Some(Simple::Typed(kinds, schema)) => (kinds, schema),
+            Some(Simple::Typed(typed, schema)) => (typed, schema),
         };
         let Some(kind) = kind_of(value) else {
             return Ok(None);
         };
+        if enumerated {
+            // (only a string admitted as one of the enum's: `admitted` keeps it)
+            let held = kind == Kind::String
+                && kinds.has(Kind::String)
+                && enum_holds(schema.as_ref(), value.downcast::<PyString>()?)?;
+            return Ok(held.then(|| value.clone()));
+        }
         if kind == Kind::String {
             let text = value.downcast::<PyString>()?;
             // SAFETY: `text` is a str and the GIL is held.
             let decision =
                 unsafe { crate::with_units!(text.as_ptr(), units => decide(units, kinds)) };
+            if decision == Decision::Decline && kinds.has(Kind::Object) && !kinds.has(Kind::Array) {
+                // (declined at the object: `from_string` parses it as JSON)
+                return self.object_of_json(text, schema.as_ref(), path, depth);
+            }
             return self.decided(text, decision, kinds, path);
         }
         if kinds.has(kind) || (kind == Kind::Integer && kinds.has(Kind::Number)) {
@@ -1010,6 +1063,34 @@ impl<'py> Coercer<'py> {
                 Some(value)
             }
         })
+    }
+
+    /// `from_string(text, "object", ...)` where `json.loads` of the stripped
+    /// text gives a `dict`: reported "parsed as JSON", then read as an
+    /// object. Anything else (not JSON as `json` reads it, not an object) is
+    /// declined: Python's tolerant readers take it from there.
+    fn object_of_json(
+        &mut self,
+        text: &Bound<'py, PyString>,
+        schema: Option<&Bound<'py, PyDict>>,
+        path: &[u8],
+        depth: usize,
+    ) -> Coercion<'py> {
+        let mut written = Vec::new();
+        // SAFETY: `text` is a str and the GIL is held.
+        unsafe {
+            crate::with_units!(text.as_ptr(), units => wide::push_units(&mut written, stripped(units)))
+        };
+        let Some(parsed) = loads_native(self.py, &written)? else {
+            return Ok(None);
+        };
+        let Ok(parsed) = parsed.into_bound(self.py).downcast_into_exact::<PyDict>() else {
+            return Ok(None);
+        };
+        // SAFETY: as above.
+        let got = unsafe { crate::with_units!(text.as_ptr(), units => describe_text(units)) };
+        self.report(path, "object", &got, "parsed as JSON")?;
+        self.object(&parsed, schema, path, depth)
     }
 
     /// `_Coercer.no_schema(value, path, depth)`.

@@ -57,6 +57,15 @@ from toolparse.tools import Tool
 IdFactory = Callable[[int], str]
 _MAX_PLANS = 4096
 
+_MemberPlan = tuple[Any, int, tuple[Issue, ...]]
+
+# Member plans shared by every parser, by the identity of the tool's schema
+# (kept in the entry, so that its id is not reused while the entry lives): a
+# tool declared once serves every parser built with it, and, as with the
+# coercer's plans (``inline._PLANS``), a schema is taken not to change once
+# used. Bounded: the keys come from the model.
+_SHARED_PLANS: dict[tuple[int, str], tuple[Any, _MemberPlan]] = {}
+
 # how MemberCall reads a member
 _STREAM = 0  # a string written as it arrives
 _BUFFER = 1  # collected, coerced to its schema when it closes
@@ -168,7 +177,7 @@ class CallContext:
         self.next_index = 0
         self.out: list[Event] = []
         """The event list of the feed in progress (set by the engine for each feed)."""
-        self._plans: dict[tuple[str, str], tuple[Any, int, tuple[Issue, ...]]] = {}
+        self._plans: dict[tuple[str, str], _MemberPlan] = {}
         if id_factory is None:
             if seed is None:
                 id_factory = _random_ids
@@ -207,25 +216,23 @@ class CallContext:
         tool = self.tools.get(name) if self.tools is not None and name is not None else None
         return tool.parameters if tool is not None else None
 
-    def member_plan(self, name: str, key: str, root: dict[str, Any]) -> tuple[Any, int, tuple[Issue, ...]]:
+    def member_plan(self, name: str, key: str, root: dict[str, Any]) -> _MemberPlan:
         """How a member ``key`` of a call to ``name`` is read, from the tool's
         schema ``root``: (its schema, :class:`MemberCall`'s mode for it, issues
         to report each time). Worked out once per tool and key."""
         plan = self._plans.get((name, key))
         if plan is None:
-            issues: list[Issue] = []
-            path = _child_path("$", key)
-            schema = member_schema(root, key, path, issues)
-            if schema is DROP:
-                issues.append(Issue(path, DROPPED_EXPECTED, "a value", "dropped"))
-                mode = _DROP
-            elif wants_array(schema, root):
-                mode = _DEFER
+            shared = _SHARED_PLANS.get((id(root), key))
+            if shared is not None and shared[0] is root:
+                plan = shared[1]
             else:
-                mode = _STREAM if text_streams(schema, root) else _BUFFER
+                plan = _member_plan(root, key)
+                if len(_SHARED_PLANS) >= _MAX_PLANS:
+                    _SHARED_PLANS.clear()
+                _SHARED_PLANS[(id(root), key)] = (root, plan)
             if len(self._plans) >= _MAX_PLANS:  # (keys come from the model: bounded)
                 self._plans.clear()
-            plan = self._plans[(name, key)] = (schema, mode, tuple(issues))
+            self._plans[(name, key)] = plan
         return plan
 
     def is_known(self, name: str) -> bool:
@@ -241,6 +248,21 @@ class CallContext:
             raise InvalidOptionError(f"id_factory({index}) returned {call_id!r}: call ids must be strings")
         self.out.append(new_call_start(index, call_id, name))
         return index, call_id
+
+
+def _member_plan(root: dict[str, Any], key: str) -> _MemberPlan:
+    """:meth:`CallContext.member_plan`, worked out."""
+    issues: list[Issue] = []
+    path = _child_path("$", key)
+    schema = member_schema(root, key, path, issues)
+    if schema is DROP:
+        issues.append(Issue(path, DROPPED_EXPECTED, "a value", "dropped"))
+        mode = _DROP
+    elif wants_array(schema, root):
+        mode = _DEFER
+    else:
+        mode = _STREAM if text_streams(schema, root) else _BUFFER
+    return schema, mode, tuple(issues)
 
 
 def _random_ids(_index: int) -> str:
