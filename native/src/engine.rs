@@ -28,6 +28,7 @@ use crate::fast::Lane;
 use crate::lexicon::{Key, Lexicon, TagTerm as LTag, Terminal as LTerminal};
 use crate::lexicon::{Name, Unit};
 use crate::machine::{points_str, Env, Machine};
+use crate::points::Points;
 use crate::pylexicon::{name_of, new_str, PyLexicon};
 use crate::rt::{self, key_terminal, GrammarRt, OpenerRt, LOOKAHEAD_CHARS};
 use crate::scan::{Literals, StopSet};
@@ -113,7 +114,7 @@ pub struct Engine {
     pub machine: Option<usize>,
     pub machines: Vec<Machine>,
     /// The current block's raw text (from `raw_base` on).
-    pub raw: Vec<u32>,
+    pub raw: Points,
     pub raw_base: i64,
     /// Stream position of the first character not yet in an event.
     pub offset: i64,
@@ -426,7 +427,7 @@ impl Engine {
             high_surrogate: None,
             machine: None,
             machines: Vec::new(),
-            raw: Vec::new(),
+            raw: Points::default(),
             raw_base: 0,
             offset: 0,
             closed: false,
@@ -780,7 +781,7 @@ impl Engine {
                 }
             }
             if j > i {
-                self.raw.extend_from_slice(&text[i..j]);
+                self.raw.extend(&text[i..j]);
             }
             i = j;
             let (failed_at, finished) = self
@@ -878,7 +879,7 @@ impl Engine {
             self.begin(py, &spec, false, name, 0)?;
             return Ok(Some(hit.start));
         }
-        self.raw.extend_from_slice(&text[hit.start..hit.end]);
+        self.raw.extend(&text[hit.start..hit.end]);
         self.begin(py, &spec, false, name, (hit.end - hit.start) as i64)?;
         Ok(Some(hit.end))
     }
@@ -934,7 +935,8 @@ impl Engine {
         let (_, cut) = py_range(raw.len(), 0, end - base);
         if rejected || outcomes.is_empty() {
             // (a block that made nothing of its markup: text)
-            self.emit_text(py, &raw[..cut], out)?;
+            let text = raw.pystr(py, 0, cut)?;
+            self.emit_text_str(py, text, cut, out)?;
         } else {
             self.emit_outcomes(py, outcomes, &raw, base, end, out)?;
             let owner = self
@@ -949,9 +951,9 @@ impl Engine {
         }
         self.machine = None;
         self.raw_base = 0;
-        let newline = cut == 0 || raw[cut - 1] == u32::from(b'\n');
+        let newline = cut == 0 || raw.at(cut - 1) == u32::from(b'\n');
         self.scanner.after_block(newline);
-        Ok(raw[cut..].to_vec())
+        Ok(raw.points(cut, raw.len()).into_owned())
     }
 
     /// `_decide`: (`grammar="auto"`) read the rest of the stream as `name`.
@@ -1035,7 +1037,7 @@ impl Engine {
         }
         let from = machine.last_end.max(1);
         let (from, to) = py_range(self.raw.len(), from, before);
-        let Some(at) = find_seq(&self.raw, &closer, from, to) else {
+        let Some(at) = find_seq(&self.raw.points(0, self.raw.len()), &closer, from, to) else {
             return Ok(());
         };
         let end = (at + closer.len()) as i64;
@@ -1048,7 +1050,7 @@ impl Engine {
         &mut self,
         py: Python<'_>,
         outcomes: Vec<Outcome>,
-        raw: &[u32],
+        raw: &Points,
         base: i64,
         end: i64,
         out: &Bound<'_, PyList>,
@@ -1062,19 +1064,18 @@ impl Engine {
                 _ => end,
             };
             let (a, b) = py_range(raw.len(), pos - base, stop - base);
-            let piece = &raw[a..b];
             pos = stop;
             if outcome.reason == Some(Reason::TooLarge) && outcome.index.is_none() {
-                if piece.is_empty() {
+                if a == b {
                     continue; // the limit fell exactly at the block's end: nothing is left
                 }
                 if outcome.message.is_empty() {
                     outcome.message = b"the rest of a call that passed max_call_chars".to_vec();
                 }
             }
-            let raw_piece = pystr(py, piece)?;
+            let raw_piece = raw.pystr(py, a, b)?;
             let event = outcome.to_event(py, &raw_piece, self.offset)?;
-            self.offset += piece.len() as i64;
+            self.offset += (b - a) as i64;
             if self.opts.unknown_on_error && outcome.reason.is_some() && outcome.index.is_none() {
                 // (the AI SDK middleware's behaviour) a forced answer that is not a
                 // call becomes a call named "unknown" with {} arguments
@@ -1105,7 +1106,7 @@ impl Engine {
                 continue;
             }
             out.append(event)?;
-            if self.opts.errors_as_text && outcome.reason.is_some() && !piece.is_empty() {
+            if self.opts.errors_as_text && outcome.reason.is_some() && b > a {
                 out.append(events::text_event(py, raw_piece.as_any())?)?;
             }
         }
@@ -1245,8 +1246,19 @@ impl Engine {
         text: &[u32],
         out: &Bound<'_, PyList>,
     ) -> PyResult<()> {
-        self.offset += text.len() as i64;
-        out.append(events::text_event(py, pystr(py, text)?.as_any())?)
+        self.emit_text_str(py, pystr(py, text)?, text.len(), out)
+    }
+
+    /// [`Engine::emit_text`] of text already a `str`, `chars` long.
+    fn emit_text_str(
+        &mut self,
+        py: Python<'_>,
+        text: Bound<'_, PyString>,
+        chars: usize,
+        out: &Bound<'_, PyList>,
+    ) -> PyResult<()> {
+        self.offset += chars as i64;
+        out.append(events::text_event(py, text.as_any())?)
     }
 }
 

@@ -713,7 +713,7 @@ impl Engine {
         piece: Piece<'_>,
         piece_str: &Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyList>> {
-        self.raw.extend_from_slice(taken);
+        self.raw.extend(taken);
         if let Some(args) = self.current().and_then(Machine::args_mut) {
             match piece {
                 Piece::Points(points) => args.push_units(points),
@@ -762,7 +762,7 @@ impl Engine {
         // (safe: a str, with the GIL held)
         unsafe {
             crate::with_units!(delta.as_ptr(), units => {
-                extend_points(raw, units);
+                raw.extend(units);
                 if let Some(args) = args {
                     args.push_units(units);
                 }

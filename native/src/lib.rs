@@ -50,6 +50,7 @@ pub mod lexicon;
 pub mod machine;
 pub mod markers;
 pub mod pieces;
+pub mod points;
 pub mod pyengine;
 pub mod pyjson;
 pub mod pylexicon;
