@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from toolparse import Event, ReasoningDelta, TextDelta, ToolCall, ToolCallError
+from toolparse import Event, ReasoningDelta, StreamParser, TextDelta, ToolCall, ToolCallError
 from toolparse.invariants import check_all, check_reconciliation, covered_text, normalize, run
 
 __all__ = [
@@ -55,6 +55,30 @@ def load_jsonl(name: str) -> list[dict[str, Any]]:
     path = CORPUS / name
     with path.open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
+
+
+WEATHER_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            },
+        },
+    }
+]
+
+
+def tool_calls_in_sevens(grammar: str, text: str, engine: str, tools: Any = WEATHER_TOOLS) -> list[ToolCall]:
+    """The ``ToolCall`` events of ``text`` fed in 7-character deltas to ``engine``."""
+    parser = StreamParser(grammar, tools=tools, engine=engine)
+    events = []
+    for start in range(0, len(text), 7):
+        events += parser.feed(text[start : start + 7])
+    events += parser.close()
+    return [e for e in events if isinstance(e, ToolCall)]
 
 
 def calls_of(events: Sequence[Event]) -> list[dict[str, Any]]:

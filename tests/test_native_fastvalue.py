@@ -26,7 +26,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from toolparse import StreamParser, ToolCall
+from support import tool_calls_in_sevens
+from toolparse import ToolCall
 from toolparse.coercion.coerce import _child_path
 from toolparse.coercion.inline import UNTOUCHED, coerce_at
 from toolparse.coercion.schema import json_type, types_of
@@ -920,38 +921,12 @@ def test_loads_reads_canonical_text_natively() -> None:
 
 # -- the native engine takes the fast paths --------------------------------------------------------
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-            },
-        },
-    }
-]
-
 
 def _calls(engine: str, text: str) -> list[ToolCall]:
-    parser = StreamParser("qwen3-coder", tools=TOOLS, engine=engine)
-    events = []
-    for start in range(0, len(text), 7):
-        events += parser.feed(text[start : start + 7])
-    events += parser.close()
-    return [e for e in events if isinstance(e, ToolCall)]
-
-
-def needs_native_structure() -> None:
-    """Skip where the native engine does not yet run the structure path (the calls' host)."""
-    cls = native.concrete(StreamParser, True) if hasattr(native, "concrete") else None
-    if cls is None or not issubclass(cls, getattr(_native, "Core", ())):
-        pytest.skip("the native engine does not run the structure path (toolparse._native.Core) here yet")
+    return tool_calls_in_sevens("qwen3-coder", text, engine)
 
 
 def test_fifty_calls_take_the_fast_paths() -> None:
-    needs_native_structure()
     text = "".join(
         f"<tool_call>\n<function=get_weather>\n<parameter=city>\nParis {i}\n</parameter>\n"
         f"<parameter=days>\n {i} \n</parameter>\n</function>\n</tool_call>\n"
@@ -1001,7 +976,6 @@ member_texts = (padded | number_texts | word_texts | entity_texts | st.text(any_
 def test_member_values_give_the_same_events_through_both_engines(
     grammar: str, schemas: list[Any], data: st.DataObject
 ) -> None:
-    needs_native_structure()
     properties = {f"p{k}": schema for k, schema in enumerate(schemas)}
     tools = [{"name": "f", "parameters": {"type": "object", "properties": properties}}]
     calls = data.draw(

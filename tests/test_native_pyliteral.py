@@ -26,7 +26,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from toolparse import StreamParser, ToolCall
+from support import tool_calls_in_sevens
+from toolparse import ToolCall
 from toolparse.engine import native
 from toolparse.fuzz import splits
 from toolparse.invariants import check_engines
@@ -459,34 +460,9 @@ def test_repr_is_pythons() -> None:
 
 # -- through the engine ----------------------------------------------------------------------------
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
-            },
-        },
-    }
-]
-
 
 def _calls(engine: str, text: str) -> list[ToolCall]:
-    parser = StreamParser("pythonic", tools=TOOLS, engine=engine)
-    events = []
-    for start in range(0, len(text), 7):
-        events += parser.feed(text[start : start + 7])
-    events += parser.close()
-    return [e for e in events if isinstance(e, ToolCall)]
-
-
-def needs_native_structure() -> None:
-    """Skip where the native engine does not run the structure path (the calls' host)."""
-    cls = native.concrete(StreamParser, True) if hasattr(native, "concrete") else None
-    if cls is None or not issubclass(cls, getattr(_native, "Core", ())):
-        pytest.skip("the native engine does not run the structure path (toolparse._native.Core) here yet")
+    return tool_calls_in_sevens("pythonic", text, engine)
 
 
 def _python_functions() -> set[Any]:
@@ -506,7 +482,6 @@ def _python_functions() -> set[Any]:
 
 
 def test_fifty_pythonic_calls_call_no_python_function() -> None:
-    needs_native_structure()
     text = "[" + ", ".join(f'get_weather(city="Paris {i}", days={i})' for i in range(50)) + "]"
     want = _calls("python", text)
     watched = _python_functions()
@@ -575,7 +550,6 @@ def _pythonic(grammar: str, calls: list[list[tuple[str, str]]]) -> str:
 def test_pythonic_outputs_give_the_same_events_through_both_engines(
     grammar: str, schemas: list[Any], declared: bool, data: st.DataObject | None
 ) -> None:
-    needs_native_structure()
     properties = {f"p{k}": schema for k, schema in enumerate(schemas)}
     tools = [{"name": "f", "parameters": {"type": "object", "properties": properties}}] if declared else None
     if data is None:  # (the explicit example: one call, read whole)

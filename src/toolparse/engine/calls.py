@@ -150,7 +150,6 @@ class CallContext:
 
     __slots__ = (
         "_id_factory",
-        "_plans",
         "_property_names",
         "_tool_names",
         "coerce",
@@ -177,7 +176,6 @@ class CallContext:
         self.next_index = 0
         self.out: list[Event] = []
         """The event list of the feed in progress (set by the engine for each feed)."""
-        self._plans: dict[tuple[str, str], _MemberPlan] = {}
         if id_factory is None:
             if seed is None:
                 id_factory = _random_ids
@@ -220,19 +218,13 @@ class CallContext:
         """How a member ``key`` of a call to ``name`` is read, from the tool's
         schema ``root``: (its schema, :class:`MemberCall`'s mode for it, issues
         to report each time). Worked out once per tool and key."""
-        plan = self._plans.get((name, key))
-        if plan is None:
-            shared = _SHARED_PLANS.get((id(root), key))
-            if shared is not None and shared[0] is root:
-                plan = shared[1]
-            else:
-                plan = _member_plan(root, key)
-                if len(_SHARED_PLANS) >= _MAX_PLANS:
-                    _SHARED_PLANS.clear()
-                _SHARED_PLANS[(id(root), key)] = (root, plan)
-            if len(self._plans) >= _MAX_PLANS:  # (keys come from the model: bounded)
-                self._plans.clear()
-            self._plans[(name, key)] = plan
+        shared = _SHARED_PLANS.get((id(root), key))
+        if shared is not None and shared[0] is root:
+            return shared[1]
+        plan = _member_plan(root, key)
+        if len(_SHARED_PLANS) >= _MAX_PLANS:  # (keys come from the model: bounded)
+            _SHARED_PLANS.clear()
+        _SHARED_PLANS[(id(root), key)] = (root, plan)
         return plan
 
     def is_known(self, name: str) -> bool:
