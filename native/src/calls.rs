@@ -13,8 +13,9 @@
 //! the canonical JSON of Python values) is kept losslessly (see
 //! [`crate::wide`]), so the arguments are exactly the Python engine's.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
+use crate::json::KeySet;
 use crate::pieces::Pieces;
 use crate::tags::is_python_space;
 use crate::wide;
@@ -171,7 +172,7 @@ pub struct MemberCall<V> {
     root: Option<V>,
     /// No tools declared (and coercion on): JSON-looking text is parsed.
     schemaless: bool,
-    keys: HashSet<Vec<u8>>,
+    keys: KeySet,
     /// Array members in the order first given, and where each one is.
     deferred: Vec<Deferred<V>>,
     deferred_at: HashMap<Vec<u8>, usize>,
@@ -208,7 +209,7 @@ impl<V> MemberCall<V> {
             literal,
             root,
             schemaless,
-            keys: HashSet::new(),
+            keys: KeySet::default(),
             deferred: Vec::new(),
             deferred_at: HashMap::new(),
             issues: Vec::new(),

@@ -43,7 +43,8 @@ pub struct Tools {
     /// Their names, sorted (`CallContext.tool_names`), as code points.
     pub names: Vec<Vec<u32>>,
     /// By name (generalized UTF-8).
-    pub by_name: HashMap<Vec<u8>, Tool>,
+    /// (declared names: keys the model cannot choose, see `fxhash`)
+    pub by_name: crate::fxhash::FxHashMap<Vec<u8>, Tool>,
 }
 
 /// A tool's property names, sorted, as code points (None: any name).
@@ -96,7 +97,7 @@ impl Ctx {
         let tools = if tools.is_none() {
             None
         } else {
-            let mut by_name = HashMap::new();
+            let mut by_name = crate::fxhash::FxHashMap::default();
             for (name, tool) in tools.downcast::<PyDict>()?.iter() {
                 let schema = tool.getattr(intern!(py, "parameters"))?.unbind();
                 let model = !tool.getattr(intern!(py, "model"))?.is_none();
@@ -121,10 +122,14 @@ impl Ctx {
             Some(Tools { names, by_name })
         };
         let factory = obj.getattr(intern!(py, "_id_factory"))?;
-        let default = py
-            .import("toolparse.engine.calls")?
-            .getattr("_random_ids")?;
-        let ids = if factory.is(&default) {
+        // (the default factory, looked up once: a parser is built per request)
+        static RANDOM_IDS: pyo3::sync::GILOnceCell<PyObject> = pyo3::sync::GILOnceCell::new();
+        let default = RANDOM_IDS.get_or_try_init(py, || {
+            py.import("toolparse.engine.calls")?
+                .getattr("_random_ids")
+                .map(Bound::unbind)
+        })?;
+        let ids = if factory.is(default) {
             IdSource::Native {
                 keys: std::collections::hash_map::RandomState::new(),
                 counter: 0,
@@ -221,8 +226,9 @@ impl Ctx {
         let (high, low) = (word(0), word(1));
         *counter += 1;
         // "call_" + 24 hex digits (96 bits), as `_random_ids` writes them
-        let id = format!("call_{:016x}{:08x}", high, low >> 32);
-        let id = PyString::new(py, &id).into_any();
+        let id = call_id(high, low >> 32);
+        // (safe: ASCII, so UTF-8)
+        let id = PyString::new(py, unsafe { std::str::from_utf8_unchecked(&id) }).into_any();
         self.emit(py, events::call_start(py, &index, &id, name)?)?;
         Ok((index.unbind(), id.unbind()))
     }
@@ -702,6 +708,40 @@ impl Outcome {
                     ))?
                     .unbind())
             }
+        }
+    }
+}
+
+/// `"call_"`, then `high` in 16 hex digits and `low` (32 bits) in 8: a call's
+/// random id, written without an allocation.
+fn call_id(high: u64, low: u64) -> [u8; 29] {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut id = *b"call_000000000000000000000000";
+    for (i, digit) in id[5..21].iter_mut().enumerate() {
+        *digit = HEX[((high >> (60 - 4 * i)) & 0xF) as usize];
+    }
+    for (i, digit) in id[21..].iter_mut().enumerate() {
+        *digit = HEX[((low >> (28 - 4 * i)) & 0xF) as usize];
+    }
+    id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::call_id;
+
+    #[test]
+    fn call_ids_are_written_as_format_would() {
+        for (high, low) in [
+            (0, 0),
+            (u64::MAX, 0xFFFF_FFFF),
+            (0x0123_4567_89ab_cdef, 0x89ab_cdef),
+        ] {
+            let id = call_id(high, low);
+            assert_eq!(
+                std::str::from_utf8(&id).unwrap(),
+                format!("call_{high:016x}{low:08x}")
+            );
         }
     }
 }

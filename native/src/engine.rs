@@ -19,6 +19,7 @@ use crate::fxhash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
@@ -291,9 +292,9 @@ fn twin(lexicon: &Bound<'_, PyAny>) -> PyResult<(Arc<Lexicon>, Arc<TextLexicons>
 fn native_scanner(
     scanner: &Bound<'_, PyAny>,
 ) -> PyResult<(TextScanner, Arc<TextLexicons>, Arc<TextLexicons>)> {
-    let openers_obj = scanner.getattr("_openers")?;
+    let openers_obj = scanner.getattr(intern!(scanner.py(), "_openers"))?;
     let (openers, text_lexicons) = twin(&openers_obj)?;
-    let code_obj = scanner.getattr("_code_openers")?;
+    let code_obj = scanner.getattr(intern!(scanner.py(), "_code_openers"))?;
     let (code, code_lexicons) = if code_obj.is_none() {
         (None, Arc::new(TextLexicons::of(None)))
     } else {
@@ -301,17 +302,26 @@ fn native_scanner(
         (Some(code), lexicons)
     };
     let mut answer = Vec::new();
-    for lexicon in scanner.getattr("_answer_openers")?.try_iter()? {
+    for lexicon in scanner
+        .getattr(intern!(scanner.py(), "_answer_openers"))?
+        .try_iter()?
+    {
         let lexicon = lexicon?;
         answer.push((twin(&lexicon)?.0, lexicon.is(&openers_obj)));
     }
-    let inside = match scanner.getattr("_reasoning_lexicons") {
+    let inside = match scanner.getattr(intern!(scanner.py(), "_reasoning_lexicons")) {
         Ok(pair) => Some(twin(&pair.downcast::<PyTuple>()?.get_item(1)?)?.0),
         Err(_) => None,
     };
-    let state = State::from_number(scanner.getattr("_state")?.extract()?)
-        .ok_or_else(|| PyValueError::new_err("not a scanner's state"))?;
-    let fence: String = scanner.getattr("_fence")?.extract()?;
+    let state = State::from_number(
+        scanner
+            .getattr(intern!(scanner.py(), "_state"))?
+            .extract()?,
+    )
+    .ok_or_else(|| PyValueError::new_err("not a scanner's state"))?;
+    let fence: String = scanner
+        .getattr(intern!(scanner.py(), "_fence"))?
+        .extract()?;
     let points = |s: Bound<'_, PyAny>| -> PyResult<Option<Vec<u32>>> {
         if s.is_none() {
             return Ok(None);
@@ -319,7 +329,10 @@ fn native_scanner(
         Ok(Some(points_of(s.downcast::<PyString>()?)))
     };
     let mut markup = Vec::new();
-    for m in scanner.getattr("_markup")?.try_iter()? {
+    for m in scanner
+        .getattr(intern!(scanner.py(), "_markup"))?
+        .try_iter()?
+    {
         markup.push(points_of(m?.downcast::<PyString>()?));
     }
     markup.sort();
@@ -332,13 +345,21 @@ fn native_scanner(
         },
         state,
         fence: fence.chars().next().map(u32::from),
-        fence_len: scanner.getattr("_fence_len")?.extract()?,
-        r_open: points(scanner.getattr("_r_open")?)?,
-        r_close: points(scanner.getattr("_r_close")?)?,
+        fence_len: scanner
+            .getattr(intern!(scanner.py(), "_fence_len"))?
+            .extract()?,
+        r_open: points(scanner.getattr(intern!(scanner.py(), "_r_open"))?)?,
+        r_close: points(scanner.getattr(intern!(scanner.py(), "_r_close"))?)?,
         markup,
-        answer: scanner.getattr("_answer")?.is_truthy()?,
-        prelude: scanner.getattr("_prelude")?.is_truthy()?,
-        absorb: scanner.getattr("_absorb")?.is_truthy()?,
+        answer: scanner
+            .getattr(intern!(scanner.py(), "_answer"))?
+            .is_truthy()?,
+        prelude: scanner
+            .getattr(intern!(scanner.py(), "_prelude"))?
+            .is_truthy()?,
+        absorb: scanner
+            .getattr(intern!(scanner.py(), "_absorb"))?
+            .is_truthy()?,
         newline: None,
     };
     Ok((core, text_lexicons, code_lexicons))
@@ -362,7 +383,7 @@ fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<Prefixes> {
 type Spelled = Vec<(Vec<u32>, LTag, Vec<u32>)>;
 
 fn spelled_of(scanner: &Bound<'_, PyAny>) -> PyResult<Arc<Spelled>> {
-    let spelled = scanner.getattr("spelled")?;
+    let spelled = scanner.getattr(intern!(scanner.py(), "spelled"))?;
     let id = spelled.as_ptr() as usize;
     if let Some(found) = with_kept(|k| k.spelled.get(&id).map(|(_, s)| s.clone())) {
         return Ok(found);
@@ -417,7 +438,7 @@ impl Engine {
             py_scanner: scanner.clone().unbind(),
             scanner: core,
             spelled: spelled_of(scanner)?,
-            opener_prefixes: prefixes_of(&scanner.getattr("opener_prefixes")?)?,
+            opener_prefixes: prefixes_of(&scanner.getattr(intern!(py, "opener_prefixes"))?)?,
             text_lexicons,
             code_lexicons,
             ctx: Ctx::new(ctx)?,
@@ -953,7 +974,9 @@ impl Engine {
         self.raw_base = 0;
         let newline = cut == 0 || raw.at(cut - 1) == u32::from(b'\n');
         self.scanner.after_block(newline);
-        Ok(raw.points(cut, raw.len()).into_owned())
+        let rest = raw.points(cut, raw.len()).into_owned();
+        raw.recycle(&mut self.raw);
+        Ok(rest)
     }
 
     /// `_decide`: (`grammar="auto"`) read the rest of the stream as `name`.

@@ -208,7 +208,13 @@ fn announced_at<T: Unit>(units: &[T], from: usize, call_ends: &StopSet) -> Optio
 }
 
 /// `only_closes(text, start, stops, closers)` with the announced stops.
-fn only_closes(text: &[u32], start: usize, call_ends: &StopSet, closers: &[Vec<u32>]) -> bool {
+fn only_closes(
+    text: &[u32],
+    start: usize,
+    call_ends: &StopSet,
+    closers: &[Vec<u32>],
+    key: Option<&[u32]>,
+) -> bool {
     let Some((s, e)) = announced_at(text, start, call_ends) else {
         return false;
     };
@@ -218,11 +224,24 @@ fn only_closes(text: &[u32], start: usize, call_ends: &StopSet, closers: &[Vec<u
     let Some(lt) = text.iter().position(|&c| c == u32::from(b'<')) else {
         return false;
     };
-    lt <= e && closers.iter().any(|c| c[..] == text[lt..e])
+    if lt > e {
+        return false;
+    }
+    let tag = &text[lt..e];
+    closers.iter().any(|c| c[..] == *tag) || key.is_some_and(|key| is_key_closer(tag, key))
+}
+
+/// Whether `tag` is `</key>`.
+fn is_key_closer(tag: &[u32], key: &[u32]) -> bool {
+    tag.len() == key.len() + 3
+        && tag[..2] == [u32::from(b'<'), u32::from(b'/')]
+        && tag[2..2 + key.len()] == *key
+        && tag[tag.len() - 1] == u32::from(b'>')
 }
 
 impl Machine {
-    /// `Machine.only_closes_value` (with the announced stops).
+    /// `Machine.only_closes_value` (with the announced stops): the value's
+    /// closers, and `</key>` where the value's own key closes it.
     pub fn only_closes_value(&self, text: &[u32], start: usize, call_ends: &StopSet) -> bool {
         let Kind::Value {
             closers,
@@ -232,16 +251,12 @@ impl Machine {
         else {
             return false;
         };
-        let mut all = closers.clone();
-        if *closed_by_key {
-            if let Some(key) = &self.key {
-                let mut tag = vec![u32::from(b'<'), u32::from(b'/')];
-                tag.extend_from_slice(key);
-                tag.push(u32::from(b'>'));
-                all.push(tag);
-            }
-        }
-        !all.is_empty() && only_closes(text, start, call_ends, &all)
+        let key = if *closed_by_key {
+            self.key.as_deref()
+        } else {
+            None
+        };
+        (!closers.is_empty() || key.is_some()) && only_closes(text, start, call_ends, closers, key)
     }
 }
 
@@ -392,7 +407,7 @@ impl Engine {
                 if scanner.in_reasoning() || !self.opener_prefixes.contains(&self.held) {
                     return Ok(None);
                 }
-                self.prefix = self.held.clone();
+                self.prefix.clone_from(&self.held); // (in the prefix's own buffer)
                 return Ok(Some(self.prefix_lane(self.opener_prefixes.clone())));
             }
             if scanner.in_reasoning() {
@@ -610,22 +625,25 @@ impl Engine {
             return Ok(None);
         }
         self.closes_once = false;
-        let mut text = self.held.clone();
+        // (in the scratch buffer: no allocation per delta)
+        let mut text = std::mem::take(&mut self.scratch);
+        text.clear();
+        text.extend_from_slice(&self.held);
         text.extend_from_slice(&self.gathered);
         let start = text.len();
-        let points = points_of(delta);
-        text.extend_from_slice(&points);
-        let Some(machine) = self.current_ref() else {
-            return Ok(None);
-        };
-        if !machine.only_closes_value(&text, start, &self.call_ends) {
-            return Ok(None);
+        // (safe: a str, with the GIL held)
+        unsafe { crate::with_units!(delta.as_ptr(), units => extend_points(&mut text, units)) };
+        let closes = self
+            .current_ref()
+            .is_some_and(|machine| machine.only_closes_value(&text, start, &self.call_ends));
+        if closes {
+            if let Some(lane) = self.lane.as_mut() {
+                lane.room -= n;
+            }
+            self.gathered.extend_from_slice(&text[start..]);
         }
-        if let Some(lane) = self.lane.as_mut() {
-            lane.room -= n;
-        }
-        self.gathered.extend(points);
-        Ok(Some(PyList::empty(py)))
+        self.scratch = text;
+        Ok(closes.then(|| PyList::empty(py)))
     }
 
     /// `_lengthens_prefix`: held text that may be a terminal: a delta that

@@ -485,7 +485,12 @@ impl Machine {
         match &self.slot {
             Some(slot) => {
                 let wide = slot.call.wide_name()?;
-                Some(slot.name_points.get_or_init(|| wide::chars(wide).collect()))
+                Some(slot.name_points.get_or_init(|| {
+                    // (at most a code point a byte: one allocation)
+                    let mut points = Vec::with_capacity(wide.len());
+                    points.extend(wide::chars(wide));
+                    points
+                }))
             }
             None => (!self.name.is_empty()).then_some(&self.name[..]),
         }

@@ -14,6 +14,9 @@ use pyo3::types::PyString;
 use crate::lexicon::Name;
 use crate::pylexicon::new_str;
 
+/// The largest buffer [`Points::recycle`] keeps for the next block.
+const RECYCLED_BYTES: usize = 4096;
+
 /// Code points, one byte each while all are below U+0100.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Points {
@@ -37,6 +40,25 @@ impl Points {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Hand this (finished) block's buffer, emptied, to `into` where `into`
+    /// has none yet: the next block's raw text grows in it rather than from
+    /// nothing. Only a small narrow buffer is kept (a long call's is freed).
+    pub fn recycle(self, into: &mut Points) {
+        if let Points::Narrow(mut buffer) = self {
+            if buffer.capacity() <= RECYCLED_BYTES && into.is_empty() && into.capacity() == 0 {
+                buffer.clear();
+                *into = Points::Narrow(buffer);
+            }
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        match self {
+            Points::Narrow(v) => v.capacity(),
+            Points::Wide(v) => v.capacity(),
+        }
     }
 
     /// Append the code points `units`, of any width.
