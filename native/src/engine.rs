@@ -292,9 +292,10 @@ fn twin(lexicon: &Bound<'_, PyAny>) -> PyResult<(Arc<Lexicon>, Arc<TextLexicons>
 fn native_scanner(
     scanner: &Bound<'_, PyAny>,
 ) -> PyResult<(TextScanner, Arc<TextLexicons>, Arc<TextLexicons>)> {
-    let openers_obj = scanner.getattr(intern!(scanner.py(), "_openers"))?;
+    let py = scanner.py();
+    let openers_obj = scanner.getattr(intern!(py, "_openers"))?;
     let (openers, text_lexicons) = twin(&openers_obj)?;
-    let code_obj = scanner.getattr(intern!(scanner.py(), "_code_openers"))?;
+    let code_obj = scanner.getattr(intern!(py, "_code_openers"))?;
     let (code, code_lexicons) = if code_obj.is_none() {
         (None, Arc::new(TextLexicons::of(None)))
     } else {
@@ -303,25 +304,19 @@ fn native_scanner(
     };
     let mut answer = Vec::new();
     for lexicon in scanner
-        .getattr(intern!(scanner.py(), "_answer_openers"))?
+        .getattr(intern!(py, "_answer_openers"))?
         .try_iter()?
     {
         let lexicon = lexicon?;
         answer.push((twin(&lexicon)?.0, lexicon.is(&openers_obj)));
     }
-    let inside = match scanner.getattr(intern!(scanner.py(), "_reasoning_lexicons")) {
+    let inside = match scanner.getattr(intern!(py, "_reasoning_lexicons")) {
         Ok(pair) => Some(twin(&pair.downcast::<PyTuple>()?.get_item(1)?)?.0),
         Err(_) => None,
     };
-    let state = State::from_number(
-        scanner
-            .getattr(intern!(scanner.py(), "_state"))?
-            .extract()?,
-    )
-    .ok_or_else(|| PyValueError::new_err("not a scanner's state"))?;
-    let fence: String = scanner
-        .getattr(intern!(scanner.py(), "_fence"))?
-        .extract()?;
+    let state = State::from_number(scanner.getattr(intern!(py, "_state"))?.extract()?)
+        .ok_or_else(|| PyValueError::new_err("not a scanner's state"))?;
+    let fence: String = scanner.getattr(intern!(py, "_fence"))?.extract()?;
     let points = |s: Bound<'_, PyAny>| -> PyResult<Option<Vec<u32>>> {
         if s.is_none() {
             return Ok(None);
@@ -329,10 +324,7 @@ fn native_scanner(
         Ok(Some(points_of(s.downcast::<PyString>()?)))
     };
     let mut markup = Vec::new();
-    for m in scanner
-        .getattr(intern!(scanner.py(), "_markup"))?
-        .try_iter()?
-    {
+    for m in scanner.getattr(intern!(py, "_markup"))?.try_iter()? {
         markup.push(points_of(m?.downcast::<PyString>()?));
     }
     markup.sort();
@@ -345,21 +337,13 @@ fn native_scanner(
         },
         state,
         fence: fence.chars().next().map(u32::from),
-        fence_len: scanner
-            .getattr(intern!(scanner.py(), "_fence_len"))?
-            .extract()?,
-        r_open: points(scanner.getattr(intern!(scanner.py(), "_r_open"))?)?,
-        r_close: points(scanner.getattr(intern!(scanner.py(), "_r_close"))?)?,
+        fence_len: scanner.getattr(intern!(py, "_fence_len"))?.extract()?,
+        r_open: points(scanner.getattr(intern!(py, "_r_open"))?)?,
+        r_close: points(scanner.getattr(intern!(py, "_r_close"))?)?,
         markup,
-        answer: scanner
-            .getattr(intern!(scanner.py(), "_answer"))?
-            .is_truthy()?,
-        prelude: scanner
-            .getattr(intern!(scanner.py(), "_prelude"))?
-            .is_truthy()?,
-        absorb: scanner
-            .getattr(intern!(scanner.py(), "_absorb"))?
-            .is_truthy()?,
+        answer: scanner.getattr(intern!(py, "_answer"))?.is_truthy()?,
+        prelude: scanner.getattr(intern!(py, "_prelude"))?.is_truthy()?,
+        absorb: scanner.getattr(intern!(py, "_absorb"))?.is_truthy()?,
         newline: None,
     };
     Ok((core, text_lexicons, code_lexicons))

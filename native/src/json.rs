@@ -170,9 +170,9 @@ pub fn repr_str(chars: &[u32], printable: impl Fn(u32) -> bool) -> String {
     out
 }
 
-/// The keys seen in one object (a duplicate keeps its first value). Most
-/// objects have a few keys: a short list, searched; past that a hash set
-/// (SipHash, which model-written keys cannot make collide).
+/// The keys seen in one object or one call's arguments (a duplicate keeps
+/// its first value). Most have a few keys: a short list, searched; past that
+/// a hash set (SipHash, which model-written keys cannot make collide).
 #[derive(Debug, Default)]
 pub(crate) struct KeySet {
     few: Vec<Vec<u8>>,

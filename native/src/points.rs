@@ -43,11 +43,11 @@ impl Points {
     }
 
     /// Hand this (finished) block's buffer, emptied, to `into` where `into`
-    /// has none yet: the next block's raw text grows in it rather than from
+    /// has no buffer yet: the next block's raw text grows in it rather than from
     /// nothing. Only a small narrow buffer is kept (a long call's is freed).
     pub fn recycle(self, into: &mut Points) {
         if let Points::Narrow(mut buffer) = self {
-            if buffer.capacity() <= RECYCLED_BYTES && into.is_empty() && into.capacity() == 0 {
+            if buffer.capacity() <= RECYCLED_BYTES && into.capacity() == 0 {
                 buffer.clear();
                 *into = Points::Narrow(buffer);
             }
