@@ -59,7 +59,14 @@ def _special_tokens(grammar: str) -> list[str]:
         return []
     own = declaration.reasoning
     markers = [] if own is None else [own.open or "", own.close, *own.markup]
-    return [m for m in [*declaration.openers, *markers] if isinstance(m, str) and m]
+    # (and the tokens of the call's own notation, FunctionGemma's `<escape>` quote for one)
+    regions = declaration.regions.values()
+    notation = [t for region in regions for t in getattr(region, "on", {}) if _is_token(t)]
+    return [m for m in [*declaration.openers, *markers, *notation] if isinstance(m, str) and m]
+
+
+def _is_token(terminal: object) -> bool:
+    return isinstance(terminal, str) and terminal.startswith("<") and terminal.endswith(">")
 
 
 def assert_round_trip(grammar: str, tool: dict[str, Any], arguments: dict[str, Any]) -> None:
