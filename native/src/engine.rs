@@ -32,7 +32,7 @@ use crate::machine::{points_str, Env, Machine};
 use crate::points::Points;
 use crate::pylexicon::{name_of, new_str, PyLexicon};
 use crate::rt::{self, key_terminal, GrammarRt, OpenerRt, LOOKAHEAD_CHARS};
-use crate::scan::{Literals, StopSet};
+use crate::scan::{Literals, Pairs, StopSet};
 use crate::tables::Reason;
 use crate::text::{Found, Lexicons, ScanHit, Source, State, TextScanner};
 
@@ -68,6 +68,9 @@ pub struct Options {
 pub struct TextLexicons {
     pub stops: StopSet,
     pub plain: Option<Literals>,
+    /// The text lane's second look at a delta of one byte a code point (see
+    /// [`Pairs`]): where all the terminals are literal.
+    pub pairs: Option<Arc<Pairs>>,
 }
 
 impl TextLexicons {
@@ -85,7 +88,12 @@ impl TextLexicons {
         let plain = lexicon
             .filter(|l| l.literals_only())
             .map(|l| Literals::new(l.literals().to_vec()));
-        TextLexicons { stops, plain }
+        let pairs = plain.as_ref().and_then(Pairs::of).map(Arc::new);
+        TextLexicons {
+            stops,
+            plain,
+            pairs,
+        }
     }
 }
 

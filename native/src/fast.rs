@@ -12,6 +12,8 @@
 //! armed, and what it takes, is the reference's exactly (the engines are
 //! compared feed by feed).
 
+use std::sync::Arc;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
@@ -21,7 +23,7 @@ use crate::lexicon::{Lexicon, Unit};
 use crate::machine::{Machine, View};
 use crate::rt::Kind;
 use crate::scan::{
-    look, Breaker, Found, JsonText, Latin1Takes, Look, StopSet, Unprintable, MAX_KEPT,
+    look, Breaker, Found, JsonText, Latin1Takes, Look, Pairs, StopSet, Unprintable, MAX_KEPT,
 };
 use crate::tables::CharClass;
 use crate::tags::is_python_space;
@@ -88,6 +90,9 @@ pub struct Lane {
     /// What the lane takes of text stored a byte a code point (most deltas),
     /// as a bitmap: the same answer as [`look`], a byte at a time.
     latin1: Latin1Takes,
+    /// (text lane) the second look of `still_plain` at such text, where it
+    /// takes a delta as it stands (see [`Pairs`]).
+    pairs: Option<Arc<Pairs>>,
 }
 
 const UNBOUNDED: i64 = i64::MAX;
@@ -109,6 +114,7 @@ impl Lane {
             unprintable,
             prefixes: None,
             code: false,
+            pairs: None,
         }
     }
 
@@ -309,6 +315,14 @@ impl Engine {
                 if lane.latin1.takes(bytes) {
                     return true;
                 }
+                // (the text lane: what `still_plain` would take as it stands)
+                if lane
+                    .pairs
+                    .as_ref()
+                    .is_some_and(|p| p.takes(bytes, &lane.latin1))
+                {
+                    return true;
+                }
                 // (the bitmap is exact but for the non-ASCII characters a string
                 // lane asks `isprintable` about: those are looked at below)
                 if lane.unprintable != Unprintable::Any || bytes.is_ascii() {
@@ -501,6 +515,7 @@ impl Engine {
         let mut lane = Lane::new(LaneKind::Text, lexicons.stops.clone(), UNBOUNDED);
         lane.prefixes = Some(self.opener_prefixes.clone());
         lane.code = code;
+        lane.pairs.clone_from(&lexicons.pairs);
         Some(lane)
     }
 
@@ -567,34 +582,38 @@ impl Engine {
         let Some(lane) = self.lane.as_ref() else {
             return Ok(None);
         };
-        let points = points_of(delta);
-        let Some(end) = plain_up_to(&points, self.plain_openers(lane.code)) else {
+        let openers = self.plain_openers(lane.code);
+        // (read in place: most such deltas are text as they stand)
+        // (safe: a str, with the GIL held)
+        let (end, n) = unsafe {
+            crate::with_units!(delta.as_ptr(), units => (plain_up_to(units, openers), units.len()))
+        };
+        let Some(end) = end else {
             return Ok(None);
         };
-        let mut taken = &points[..];
-        if end < points.len() {
+        let mut text = delta.clone();
+        if end < n {
             // (an opener cut by the delta's end: held, as the scanner holds it)
-            let held = points[end..].to_vec();
             let Some(prefixes) = lane.prefixes.clone() else {
                 return Ok(None);
             };
-            if !prefixes.contains(&held) {
+            self.held.clear();
+            // (safe: a str, with the GIL held)
+            unsafe {
+                crate::with_units!(delta.as_ptr(), units => extend_points(&mut self.held, &units[end..]))
+            };
+            if !prefixes.contains(&self.held) {
+                self.held.clear();
                 return Ok(None);
             }
-            self.held = held.clone();
-            self.prefix = held;
+            self.prefix.clone_from(&self.held);
             self.lane = Some(self.prefix_lane(prefixes));
             if end == 0 {
                 return Ok(Some(PyList::empty(py)));
             }
-            taken = &points[..end];
+            text = substring(py, delta, end)?;
         }
-        self.offset += taken.len() as i64;
-        let text = if taken.len() == points.len() {
-            delta.clone()
-        } else {
-            pystr(py, taken)?
-        };
+        self.offset += end as i64;
         Ok(Some(one(py, events::text_event(py, text.as_any())?)?))
     }
 
@@ -669,9 +688,14 @@ impl Engine {
                 self.prefix.truncate(start);
                 return Ok(None);
             }
-            let prefix = self.prefix.clone();
+            // (the held text and the delta, in the scratch buffer: no allocation)
+            let mut text = std::mem::take(&mut self.scratch);
+            text.clear();
+            text.extend_from_slice(&self.prefix);
             self.prefix.truncate(start);
-            return self.text_after_prefix(py, prefix);
+            let taken = self.text_after_prefix(py, &text);
+            self.scratch = text;
+            return taken;
         }
         let Engine {
             prefix, gathered, ..
@@ -686,20 +710,23 @@ impl Engine {
     fn text_after_prefix<'py>(
         &mut self,
         py: Python<'py>,
-        text: Vec<u32>,
+        text: &[u32],
     ) -> PyResult<Option<Bound<'py, PyList>>> {
         let Some(lane) = self.text_lane() else {
             return Ok(None);
         };
-        let Some(end) = plain_up_to(&text, self.plain_openers(lane.code)) else {
+        let Some(end) = plain_up_to(text, self.plain_openers(lane.code)) else {
             return Ok(None);
         };
-        let held = text[end..].to_vec();
-        if !held.is_empty() && !self.opener_prefixes.contains(&held) {
+        let held = &text[end..];
+        if !held.is_empty() && !self.opener_prefixes.contains(held) {
             return Ok(None);
         }
-        self.held = held.clone();
-        self.prefix = held.clone();
+        // (in the buffers' own room: a held prefix comes often in some formats)
+        self.held.clear();
+        self.held.extend_from_slice(held);
+        self.prefix.clear();
+        self.prefix.extend_from_slice(held);
         self.gathered.clear();
         self.lane = Some(if held.is_empty() {
             lane
@@ -710,14 +737,9 @@ impl Engine {
             return Ok(Some(PyList::empty(py)));
         }
         self.offset += end as i64;
-        let piece = if held.is_empty() {
-            &text[..]
-        } else {
-            &text[..end]
-        };
         Ok(Some(one(
             py,
-            events::text_event(py, pystr(py, piece)?.as_any())?,
+            events::text_event(py, pystr(py, &text[..end])?.as_any())?,
         )?))
     }
 
@@ -945,15 +967,33 @@ impl Engine {
 /// `_plain_up_to`: how much of `text` is plain text as it stands where the
 /// literal openers are looked for: all where none begins in it, or up to one
 /// cut by its end. None where a reader must look.
-fn plain_up_to(text: &[u32], literals: Option<&crate::scan::Literals>) -> Option<usize> {
+fn plain_up_to<T: Unit>(text: &[T], literals: Option<&crate::scan::Literals>) -> Option<usize> {
     let literals = literals?;
-    if text.is_empty() || text.iter().any(|&c| c == 10 || is_surrogate(c)) {
+    if text.is_empty()
+        || text.iter().any(|&c| {
+            let c: u32 = c.into();
+            c == 10 || is_surrogate(c)
+        })
+    {
         return None;
     }
     match literals.found_in(text) {
         Found::Nothing => Some(text.len()),
         Found::Whole => None,
         Found::Cut(p) => Some(p),
+    }
+}
+
+/// The first `end` code points of `text`, as a new string.
+fn substring<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    end: usize,
+) -> PyResult<Bound<'py, PyString>> {
+    // (safe: a str, with the GIL held; the result is a new reference or NULL)
+    unsafe {
+        let piece = pyo3::ffi::PyUnicode_Substring(text.as_ptr(), 0, end as pyo3::ffi::Py_ssize_t);
+        Ok(Bound::from_owned_ptr_or_err(py, piece)?.downcast_into_unchecked())
     }
 }
 

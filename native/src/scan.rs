@@ -177,10 +177,13 @@ impl Latin1Takes {
     /// Whether [`look`] of `units` (one byte a code point) is `Look::Takes`.
     #[inline]
     pub fn takes(&self, units: &[u8]) -> bool {
-        !units.is_empty()
-            && units
-                .iter()
-                .all(|&b| self.0[(b >> 6) as usize] >> (b & 63) & 1 != 0)
+        !units.is_empty() && units.iter().all(|&b| self.takes_byte(b))
+    }
+
+    /// Whether the lane takes the code point `b` (of text a byte a code point).
+    #[inline]
+    pub fn takes_byte(&self, b: u8) -> bool {
+        self.0[(b >> 6) as usize] >> (b & 63) & 1 != 0
     }
 }
 
@@ -378,22 +381,25 @@ pub fn value_split<T: Copy + Into<u32>>(
 /// (the text lane's second look; `Engine._still_plain` in Python).
 #[derive(Clone, Debug, Default)]
 pub struct Literals {
-    words: Vec<Vec<u32>>,
+    /// The words, grouped by their first character (a handful of groups: a
+    /// candidate is compared with its own group only).
+    groups: Vec<(u32, Vec<Vec<u32>>)>,
     firsts: StopSet,
 }
 
 impl Literals {
     pub fn new(words: Vec<Vec<u32>>) -> Self {
         let mut firsts = StopSet::new();
-        for word in &words {
-            if let Some(&c) = word.first() {
-                firsts.add(c);
+        let mut groups: Vec<(u32, Vec<Vec<u32>>)> = Vec::new();
+        for word in words {
+            let Some(&c) = word.first() else { continue };
+            firsts.add(c);
+            match groups.iter_mut().find(|(first, _)| *first == c) {
+                Some((_, group)) => group.push(word),
+                None => groups.push((c, vec![word])),
             }
         }
-        Literals {
-            words: words.into_iter().filter(|w| !w.is_empty()).collect(),
-            firsts,
-        }
+        Literals { groups, firsts }
     }
 
     /// Whether one of the words begins in `units`: whole, or a proper prefix
@@ -408,14 +414,19 @@ impl Literals {
         let n = units.len();
         let mut cut = None;
         for p in 0..n {
-            if !self.firsts.contains(units[p].into()) {
+            let c = units[p].into();
+            if !self.firsts.contains(c) {
                 continue;
             }
-            for word in &self.words {
+            let Some((_, words)) = self.groups.iter().find(|(first, _)| *first == c) else {
+                continue;
+            };
+            for word in words {
                 let m = word.len().min(n - p);
-                if units[p..p + m]
+                // (the first character is the group's)
+                if units[p + 1..p + m]
                     .iter()
-                    .zip(&word[..m])
+                    .zip(&word[1..m])
                     .all(|(&u, &w)| u.into() == w)
                 {
                     if m == word.len() {
@@ -426,6 +437,72 @@ impl Literals {
             }
         }
         cut.map_or(Found::Nothing, Found::Cut)
+    }
+}
+
+/// The text lane's second look at text a byte a code point, where every
+/// opener is a literal (see `Engine::still_plain`): a character the lane
+/// stops at begins an opener only where the next one may be that opener's
+/// second. A prose delta holding `t` (gpt-oss's and Muse's `to=`) is then
+/// text as it stands unless an opener may really begin in it: the answer of
+/// [`Literals::found_in`] being `Found::Nothing`, without leaving the lane.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pairs {
+    /// For each byte: 0 where a stop there always stops (no literal begins
+    /// with it, one is that single character, or it is a newline), otherwise
+    /// 1 + the index of the bitmap of the bytes that may follow it.
+    slot: [u8; 256],
+    seconds: Vec<[u64; 4]>,
+}
+
+impl Pairs {
+    /// The pairs of `literals`; None where no first character may be passed over.
+    pub fn of(literals: &Literals) -> Option<Pairs> {
+        let mut pairs = Pairs {
+            slot: [0; 256],
+            seconds: Vec::new(),
+        };
+        for (first, words) in &literals.groups {
+            // (a newline stops the text lane whatever follows it)
+            if *first >= 256 || *first == 10 || words.iter().any(|w| w.len() < 2) {
+                continue;
+            }
+            let mut seconds = [0u64; 4];
+            for word in words {
+                // (a second character above 255 never follows in such text)
+                if word[1] < 256 {
+                    seconds[(word[1] >> 6) as usize] |= 1 << (word[1] & 63);
+                }
+            }
+            if pairs.seconds.len() >= 255 {
+                break;
+            }
+            pairs.seconds.push(seconds);
+            pairs.slot[*first as usize] = pairs.seconds.len() as u8;
+        }
+        (!pairs.seconds.is_empty()).then_some(pairs)
+    }
+
+    /// Whether `bytes` (not empty) is text as it stands for a lane whose
+    /// bitmap is `lane`: each byte the bitmap refuses is the first character
+    /// of literals only, and the byte after it (there is one) the second of none.
+    #[inline]
+    pub fn takes(&self, bytes: &[u8], lane: &Latin1Takes) -> bool {
+        let n = bytes.len();
+        for (i, &b) in bytes.iter().enumerate() {
+            if lane.takes_byte(b) {
+                continue;
+            }
+            let slot = self.slot[b as usize] as usize;
+            if slot == 0 || i + 1 == n {
+                return false;
+            }
+            let next = bytes[i + 1];
+            if self.seconds[slot - 1][(next >> 6) as usize] >> (next & 63) & 1 != 0 {
+                return false;
+            }
+        }
+        n > 0
     }
 }
 
@@ -452,6 +529,66 @@ mod tests {
 
     fn units(text: &str) -> Vec<u32> {
         text.chars().map(|c| c as u32).collect()
+    }
+
+    #[test]
+    fn pairs_take_only_what_no_literal_begins_in() {
+        let sets = [
+            vec!["to=", "to=self<|message|>", "<|start|>", "<|eom|>"],
+            vec!["functools[", "<tool_call>"],
+            vec!["t", "to="], // (a single character: always stops)
+            vec!["\n<x>", "<x>"],
+        ];
+        let alphabet: Vec<u8> = b"to=<|sfx \n".iter().copied().chain([0xE9]).collect();
+        for set in sets {
+            let literals = Literals::new(set.iter().map(|w| units(w)).collect());
+            let mut stops = StopSet::new();
+            for w in &set {
+                stops.add(w.chars().next().unwrap() as u32);
+            }
+            let lane = Latin1Takes::new(&stops, Unprintable::NewlinesAndSurrogates, false);
+            let Some(pairs) = Pairs::of(&literals) else {
+                assert_eq!(set, vec!["t", "to="]);
+                continue;
+            };
+            // every text of up to five of these characters
+            let mut texts: Vec<Vec<u8>> = vec![vec![]];
+            for _ in 0..5 {
+                let longer: Vec<Vec<u8>> = texts
+                    .iter()
+                    .flat_map(|t| alphabet.iter().map(move |&c| [t.clone(), vec![c]].concat()))
+                    .collect();
+                texts.extend(longer.into_iter().filter(|t| t.len() <= 5));
+                texts.sort();
+                texts.dedup();
+            }
+            let mut taken = 0;
+            for text in &texts {
+                if pairs.takes(text, &lane) {
+                    taken += 1;
+                    assert!(!text.contains(&10), "{text:?}");
+                    assert_eq!(literals.found_in(text), Found::Nothing, "{set:?} {text:?}");
+                }
+            }
+            // (and it takes text the bitmap alone would stop at)
+            assert!(
+                taken > texts.iter().filter(|t| lane.takes(t)).count(),
+                "{set:?}"
+            );
+        }
+        let literals = Literals::new(vec![units("to="), units("<x>")]);
+        let pairs = Pairs::of(&literals).unwrap();
+        let mut stops = StopSet::new();
+        stops.add(u32::from(b't'));
+        stops.add(u32::from(b'<'));
+        let lane = Latin1Takes::new(&stops, Unprintable::NewlinesAndSurrogates, false);
+        assert!(pairs.takes(b"at c", &lane));
+        assert!(pairs.takes(b"the ", &lane));
+        assert!(!pairs.takes(b"a to", &lane));
+        assert!(!pairs.takes(b"cat", &lane));
+        assert!(!pairs.takes(b"", &lane));
+        assert!(pairs.takes(b"a <b", &lane));
+        assert!(!pairs.takes(b"a <x", &lane));
     }
 
     #[test]
@@ -648,6 +785,20 @@ mod tests {
         assert_eq!(words.found_in(&units("<t <think>")), Found::Whole);
         let latin: Vec<u8> = b"see <thi".to_vec();
         assert!(words.begin_in(&latin));
+        // (words grouped by their first character: each compared from its second)
+        let grouped = Literals::new(vec![
+            units("to=self"),
+            units("to=user"),
+            units("<x>"),
+            units("t"),
+        ]);
+        assert_eq!(grouped.found_in(&units("go to")), Found::Whole); // ("t" alone)
+        let grouped = Literals::new(vec![units("to=self"), units("to=user"), units("<x>")]);
+        assert_eq!(grouped.found_in(&units("go to")), Found::Cut(3));
+        assert_eq!(grouped.found_in(&units("go to=u")), Found::Cut(3));
+        assert_eq!(grouped.found_in(&units("a to=user b")), Found::Whole);
+        assert_eq!(grouped.found_in(&units("tot <")), Found::Cut(4));
+        assert_eq!(grouped.found_in(&units("tx to the")), Found::Nothing);
     }
 
     #[test]
