@@ -149,6 +149,8 @@ pub struct Engine {
     pub first_characters: bool,
     /// A buffer reused by the lanes (no allocation per delta).
     pub scratch: Vec<u32>,
+    /// The lanes' buffer of UTF-8 text (a value's JSON), reused the same way.
+    pub scratch_utf8: String,
     /// The buffer a read joins its text in, reused read after read.
     buffer: Vec<u32>,
     /// (tests) a bug planted at a named place: the exception it raises there
@@ -458,6 +460,7 @@ impl Engine {
             kept: Vec::new(),
             first_characters: false,
             scratch: Vec::new(),
+            scratch_utf8: String::new(),
             buffer: Vec::new(),
             planted: None,
         };

@@ -824,11 +824,32 @@ impl Engine {
         if !escapes {
             return self.streamed_as_is(py, delta);
         }
-        let points = points_of(delta);
-        let encoded = crate::scan::json_encoded(&points);
+        // (read in place, its JSON in the engine's own buffer: no allocation)
+        let mut encoded = std::mem::take(&mut self.scratch_utf8);
+        encoded.clear();
+        let Engine {
+            raw,
+            machines,
+            machine,
+            ..
+        } = self;
+        // (safe: a str, with the GIL held)
+        unsafe {
+            crate::with_units!(delta.as_ptr(), units => {
+                raw.extend(units);
+                crate::scan::json_encode_into(units, &mut encoded);
+            })
+        };
         let piece = PyString::new(py, &encoded);
         let chars = piece.len()?;
-        self.streamed(py, &points, Piece::Text(&encoded, chars), &piece)
+        if let Some(args) = machine
+            .and_then(|at| machines.get_mut(at))
+            .and_then(Machine::args_mut)
+        {
+            args.push_str(&encoded, chars);
+        }
+        self.scratch_utf8 = encoded;
+        self.string_delta(py, &piece)
     }
 
     /// `_string_piece`: a delta that is not plain text as it stands: an

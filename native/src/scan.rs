@@ -256,6 +256,13 @@ pub fn json_escaped<T: Copy + Into<u32>>(units: &[T]) -> Option<String> {
 /// control characters escaped, everything else as it is.
 pub fn json_encoded<T: Copy + Into<u32>>(units: &[T]) -> String {
     let mut out = String::with_capacity(units.len() + 8);
+    json_encode_into(units, &mut out);
+    out
+}
+
+/// [`json_encoded`], appended to `out`.
+pub fn json_encode_into<T: Copy + Into<u32>>(units: &[T], out: &mut String) {
+    out.reserve(units.len());
     for &unit in units {
         let c: u32 = unit.into();
         match c {
@@ -270,7 +277,6 @@ pub fn json_encoded<T: Copy + Into<u32>>(units: &[T]) -> String {
             c => out.push(char::from_u32(c).unwrap_or('\u{FFFD}')),
         }
     }
-    out
 }
 
 /// Where a value's text stops being plain text as it stands (the first match

@@ -72,6 +72,12 @@ ToolLike = Tool | Mapping[str, Any]
 """A :class:`Tool`, or a dict in OpenAI style or with name/description/parameters."""
 
 
+def _is_mapping(obj: object) -> bool:
+    """``isinstance(obj, Mapping)``, a plain dict first (the ABC's check costs
+    ten times as much, and a parser is built per request)."""
+    return type(obj) is dict or isinstance(obj, Mapping)
+
+
 def _check_tool(name: object, description: object, parameters: object) -> None:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise InvalidToolError(
@@ -79,7 +85,7 @@ def _check_tool(name: object, description: object, parameters: object) -> None:
         )
     if not isinstance(description, str):
         raise InvalidToolError(f"tool {name!r}: description must be a string")
-    if not isinstance(parameters, Mapping):
+    if type(parameters) is not dict and not isinstance(parameters, Mapping):  # (see _is_mapping)
         raise InvalidToolError(f"tool {name!r}: parameters must be a JSON Schema object (a dict)")
     kind = parameters.get("type", "object")
     if kind != "object":
@@ -87,7 +93,7 @@ def _check_tool(name: object, description: object, parameters: object) -> None:
             f"tool {name!r}: parameters must describe an object (type 'object'), not {kind!r}"
         )
     properties = parameters.get("properties", {})
-    if not isinstance(properties, Mapping):
+    if not _is_mapping(properties):
         raise InvalidToolError(f"tool {name!r}: 'properties' must be an object")
     required = parameters.get("required", [])
     if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
@@ -115,14 +121,14 @@ def to_tool(spec: ToolLike) -> Tool:
     dict, or a plain ``{"name", "description", "parameters"}`` dict."""
     if isinstance(spec, Tool):
         return spec
-    if not isinstance(spec, Mapping):
+    if not _is_mapping(spec):
         raise InvalidToolError(f"a tool must be a Tool or a dict, not {type(spec).__name__}")
     body: Mapping[str, Any] = spec
     if "function" in spec:
         if spec.get("type", "function") != "function":
             raise InvalidToolError(f"tool of type {spec.get('type')!r} is not a function tool")
         inner = spec["function"]
-        if not isinstance(inner, Mapping):
+        if not _is_mapping(inner):
             raise InvalidToolError("'function' must be an object with name and parameters")
         body = inner
     if "name" not in body:
@@ -131,7 +137,7 @@ def to_tool(spec: ToolLike) -> Tool:
     if parameters is None:
         parameters = {"type": "object", "properties": {}}
     description = body.get("description") or ""
-    if not _is_model_class(parameters) and isinstance(parameters, Mapping):
+    if _is_mapping(parameters):  # (a model class is not one)
         parameters = dict(parameters)
     return Tool(name=body["name"], description=description, parameters=parameters)
 
