@@ -552,6 +552,7 @@ impl Engine {
     /// `_read`: read `delta` through the scanner or the block's readers; then
     /// arm the lane for the next delta. `after_lane`: what the lane took and
     /// gave no reader is read first, together with `delta`.
+    #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     pub fn read<'py, T: Unit>(
         &mut self,
         py: Python<'py>,

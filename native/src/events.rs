@@ -120,6 +120,7 @@ fn classes(py: Python<'_>) -> PyResult<&EventClasses> {
 
 /// An instance of `class` with its slots set to `values` (in the order given
 /// when the class was looked up).
+#[inline(always)] // (the text lane's path: one stretch of code, see Engine::feed)
 fn build(py: Python<'_>, class: &EventClass, values: &[&Bound<'_, PyAny>]) -> PyResult<PyObject> {
     debug_assert_eq!(values.len(), class.offsets.len());
     unsafe {
@@ -139,6 +140,7 @@ fn build(py: Python<'_>, class: &EventClass, values: &[&Bound<'_, PyAny>]) -> Py
 }
 
 /// `[event]`.
+#[inline(always)] // (the text lane's path: one stretch of code, see Engine::feed)
 pub fn alone(py: Python<'_>, event: PyObject) -> PyResult<Bound<'_, PyList>> {
     unsafe {
         let list = ffi::PyList_New(1);
@@ -161,6 +163,7 @@ pub fn call_delta_event(
 }
 
 /// `TextDelta(text)`, alone.
+#[inline(always)] // (the text lane's path: one stretch of code, see Engine::feed)
 pub fn text_event(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<PyObject> {
     build(py, &classes(py)?.text, &[text])
 }

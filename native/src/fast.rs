@@ -285,6 +285,14 @@ fn one(py: Python<'_>, event: PyObject) -> PyResult<Bound<'_, PyList>> {
 
 impl Engine {
     /// `Engine.feed` past the caller's checks: the lane, then the full path.
+    ///
+    /// Code layout matters on this path: a delta the text lane takes runs
+    /// `feed_o`, `feed_body`, this and the event's construction (inlined into
+    /// one stretch of code), while the second looks and the full path stay out
+    /// of line (`#[inline(never)]`). Spread over several functions, the few
+    /// cache lines a delta touches collided with the interpreter's own in the
+    /// instruction cache on one build (callgrind's cache simulation: one miss
+    /// in each of five functions a delta, 6% slower on prose).
     pub fn feed<'py>(
         &mut self,
         py: Python<'py>,
@@ -410,6 +418,7 @@ impl Engine {
 
     /// `_next_lane`: the lane for the next delta, as what is reading now says
     /// (None: read it).
+    #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     pub fn next_lane(&mut self, py: Python<'_>) -> PyResult<Option<Lane>> {
         if !self.opts.lanes || self.high_surrogate.is_some() {
             return Ok(None);
@@ -548,6 +557,7 @@ impl Engine {
 
     /// `_at_line_start`: a line whose first character no fence or quote
     /// begins with is ordinary text: the text lane takes it from there.
+    #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn at_line_start<'py>(
         &mut self,
         py: Python<'py>,
@@ -574,6 +584,7 @@ impl Engine {
     /// `_still_plain`: a delta that holds a stop, but where no opener begins,
     /// is plain text as it stands too; where one begins cut by its end, the
     /// text before it is text and the cut part is held.
+    #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn still_plain<'py>(
         &mut self,
         py: Python<'py>,
@@ -618,6 +629,7 @@ impl Engine {
     }
 
     /// `_to_reasoning`: reasoning with nothing that may begin its closer.
+    #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn take_reasoning<'py>(
         &mut self,
         py: Python<'py>,
@@ -633,6 +645,7 @@ impl Engine {
 
     /// `_closes_value`: (gather lane, in a value) a delta that only completes
     /// one of the value's closing tags is gathered too, once.
+    #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn closes_value<'py>(
         &mut self,
         py: Python<'py>,
@@ -667,6 +680,7 @@ impl Engine {
 
     /// `_lengthens_prefix`: held text that may be a terminal: a delta that
     /// only lengthens it is gathered.
+    #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn lengthens_prefix<'py>(
         &mut self,
         py: Python<'py>,
@@ -707,6 +721,7 @@ impl Engine {
     /// `_text_after_prefix`: the held text and the delta after it begin no
     /// opener after all: text, and the text lane armed again; or they only
     /// begin one cut by their end: text before it, the cut part held.
+    #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn text_after_prefix<'py>(
         &mut self,
         py: Python<'py>,
@@ -813,6 +828,7 @@ impl Engine {
 
     /// `_to_string`: (a value) plain text inside a value that streams as a
     /// string: its JSON into the arguments.
+    #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn take_string<'py>(
         &mut self,
         py: Python<'py>,
@@ -856,6 +872,7 @@ impl Engine {
     /// escape, a value's newline or markup that cannot end it yet, as the
     /// string's own reader says (text that must wait is kept). None: a reader
     /// must read it.
+    #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn string_piece<'py>(
         &mut self,
         py: Python<'py>,

@@ -115,6 +115,7 @@ fn not_started() -> PyErr {
 
 impl Core {
     /// `feed`, inside the error boundary.
+    #[inline(always)] // (the text lane's path: one stretch of code, see Engine::feed)
     pub fn feed_body(slf: &Bound<'_, Self>, delta: &Bound<'_, PyAny>) -> PyResult<PyObject> {
         let py = slf.py();
         let mut guard = slf.get().engine.borrow_mut(py)?;
