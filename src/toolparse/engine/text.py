@@ -449,8 +449,10 @@ def _run_length(text: str, j: int, c: str) -> int:
     return k - j
 
 
+@functools.lru_cache(maxsize=256)  # (lexicons are the grammars' own, kept by their caches)
 def _stops_of(lexicon: Lexicon | None) -> Stops:
-    """The text lane's stops where ``lexicon``'s terminals are looked for."""
+    """The text lane's stops where ``lexicon``'s terminals are looked for (once
+    a lexicon: a scanner is built per parser)."""
     return stops_of("" if lexicon is None else "".join(sorted(lexicon.first_chars())))
 
 
