@@ -761,10 +761,10 @@ impl Engine {
     /// A string argument's piece streamed: `taken` (the text as written)
     /// into the raw text, `piece` (its JSON) into the arguments, and the
     /// `ToolCallDelta` of the JSON. (`piece`: code points, or UTF-8 text.)
-    fn streamed<'py>(
+    fn streamed<'py, T: Unit>(
         &mut self,
         py: Python<'py>,
-        taken: &[u32],
+        taken: &[T],
         piece: Piece<'_>,
         piece_str: &Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyList>> {
@@ -843,29 +843,18 @@ impl Engine {
         // (read in place, its JSON in the engine's own buffer: no allocation)
         let mut encoded = std::mem::take(&mut self.scratch_utf8);
         encoded.clear();
-        let Engine {
-            raw,
-            machines,
-            machine,
-            ..
-        } = self;
         // (safe: a str, with the GIL held)
-        unsafe {
+        let events = unsafe {
             crate::with_units!(delta.as_ptr(), units => {
-                raw.extend(units);
                 crate::scan::json_encode_into(units, &mut encoded);
+                let piece = PyString::new(py, &encoded);
+                piece
+                    .len()
+                    .and_then(|chars| self.streamed(py, units, Piece::Text(&encoded, chars), &piece))
             })
         };
-        let piece = PyString::new(py, &encoded);
-        let chars = piece.len()?;
-        if let Some(args) = machine
-            .and_then(|at| machines.get_mut(at))
-            .and_then(Machine::args_mut)
-        {
-            args.push_str(&encoded, chars);
-        }
         self.scratch_utf8 = encoded;
-        self.string_delta(py, &piece)
+        events
     }
 
     /// `_string_piece`: a delta that is not plain text as it stands: an
