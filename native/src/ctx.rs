@@ -235,6 +235,8 @@ impl Ctx {
 
     /// Append `event` to the events of the read in progress.
     pub fn emit(&self, py: Python<'_>, event: PyObject) -> PyResult<()> {
+        // (a Bound: let go without pyo3's check for the GIL, a thread-local read)
+        let event = event.into_bound(py);
         if self.out.0.is_null() {
             return Err(PyValueError::new_err("an event outside a read"));
         }
@@ -665,6 +667,27 @@ impl Outcome {
         }
     }
 
+    /// Let go of the Python objects now, with the GIL's token at hand (a
+    /// `PyObject` dropped without one costs pyo3's check for the GIL, a
+    /// thread-local read, each).
+    pub fn release(&mut self, py: Python<'_>) {
+        for field in [
+            &mut self.name,
+            &mut self.index,
+            &mut self.id,
+            &mut self.arguments,
+            &mut self.parsed,
+            &mut self.validation_error,
+        ] {
+            if let Some(object) = field.take() {
+                drop(object.into_bound(py));
+            }
+        }
+        for issue in self.issues.drain(..) {
+            drop(issue.into_bound(py));
+        }
+    }
+
     /// `Outcome.to_event(raw, offset)`: a `ToolCall` or a `ToolCallError`.
     pub fn to_event(
         &self,
@@ -672,8 +695,11 @@ impl Outcome {
         raw: &Bound<'_, PyString>,
         offset: i64,
     ) -> PyResult<PyObject> {
-        let opt = |o: &Option<PyObject>| -> PyObject {
-            o.as_ref().map_or_else(|| py.None(), |o| o.clone_ref(py))
+        // (borrowed, not cloned: a PyObject let go costs pyo3's check for the GIL)
+        let none = py.None().into_bound(py);
+        let opt = |o: &Option<PyObject>| -> Bound<'_, PyAny> {
+            o.as_ref()
+                .map_or_else(|| none.clone(), |o| o.bind(py).clone())
         };
         match self.reason {
             None => {
@@ -681,14 +707,14 @@ impl Outcome {
                 events::tool_call(
                     py,
                     &[
-                        opt(&self.index).bind(py),
-                        opt(&self.id).bind(py),
-                        opt(&self.name).bind(py),
-                        opt(&self.arguments).bind(py),
+                        &opt(&self.index),
+                        &opt(&self.id),
+                        &opt(&self.name),
+                        &opt(&self.arguments),
                         raw.as_any(),
                         issues.as_any(),
-                        opt(&self.parsed).bind(py),
-                        opt(&self.validation_error).bind(py),
+                        &opt(&self.parsed),
+                        &opt(&self.validation_error),
                     ],
                 )
             }

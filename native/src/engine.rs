@@ -1094,8 +1094,11 @@ impl Engine {
             }
             let raw_piece = raw.pystr(py, a, b)?;
             let event = outcome.to_event(py, &raw_piece, self.offset)?;
+            let failed = outcome.reason.is_some();
+            let no_call = outcome.index.is_none();
+            outcome.release(py);
             self.offset += (b - a) as i64;
-            if self.opts.unknown_on_error && outcome.reason.is_some() && outcome.index.is_none() {
+            if self.opts.unknown_on_error && failed && no_call {
                 // (the AI SDK middleware's behaviour) a forced answer that is not a
                 // call becomes a call named "unknown" with {} arguments
                 self.set_out(py, out)?;
@@ -1125,7 +1128,7 @@ impl Engine {
                 continue;
             }
             out.append(event)?;
-            if self.opts.errors_as_text && outcome.reason.is_some() && b > a {
+            if self.opts.errors_as_text && failed && b > a {
                 out.append(events::text_event(py, raw_piece.as_any())?)?;
             }
         }

@@ -620,6 +620,15 @@ fn is_midpoint(value: f64, lower: u64, place: i64) -> bool {
     }
 }
 
+/// A key's canonical text: as written, unless it holds an escape.
+fn decoded_key(key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if key.contains(&b'\\') {
+        std::borrow::Cow::Owned(decode_body(key).unwrap_or_default())
+    } else {
+        std::borrow::Cow::Borrowed(key)
+    }
+}
+
 /// Decode a canonical JSON string body (what the reader writes between
 /// quotes; any JSON escape is read, `\u` pairs joined as `json.loads` does)
 /// to generalized UTF-8. None: not a valid body.
@@ -1264,20 +1273,13 @@ impl<Ty: ValueTyper> JsonRewriter<Ty> {
             self.write(self.out, b"\"");
             return self.value_done(router);
         }
-        let key = std::mem::take(&mut self.key);
+        let mut key = std::mem::take(&mut self.key);
         self.state = State::Colon;
-        let decode = |key: &[u8]| {
-            if key.contains(&b'\\') {
-                decode_body(key).unwrap_or_default()
-            } else {
-                key.to_vec()
-            }
-        };
         // (keys are compared as canonical text, as in Python: two lone
         // surrogates, both written U+FFFD, are the same key)
         let duplicate = self.keysets.last().is_some_and(|keys| keys.contains(&key));
         let dropped =
-            duplicate || (self.typer_here() && !self.typer_do(|t| t.key(&decode(&key)))?);
+            duplicate || (self.typer_here() && !self.typer_do(|t| t.key(&decoded_key(&key)))?);
         if dropped {
             // a duplicate key, or a member the schema forbids: read it, write it nowhere
             self.divert.push(Divert {
@@ -1287,10 +1289,9 @@ impl<Ty: ValueTyper> JsonRewriter<Ty> {
             });
             self.out = Out::Nowhere;
             self.mute += 1;
+            key.clear();
+            self.key = key; // (its buffer serves the next key)
             return Ok(());
-        }
-        if let Some(keys) = self.keysets.last_mut() {
-            keys.insert(key.clone());
         }
         if let Some(count) = self.counts.last_mut() {
             *count += 1;
@@ -1298,14 +1299,23 @@ impl<Ty: ValueTyper> JsonRewriter<Ty> {
                 self.write(self.out, b",");
             }
         }
-        let mut written = Vec::with_capacity(key.len() + 3);
-        written.push(b'"');
-        written.extend_from_slice(&key);
-        written.extend_from_slice(b"\":");
-        self.write(self.out, &written);
-        if self.routed && self.kinds.len() == 1 {
-            let decoded = decode(&key); // (canonical text)
-            let (target, typer) = router.route(&decoded).map_err(ReadError::Other)?;
+        self.write(self.out, b"\"");
+        self.write(self.out, &key);
+        self.write(self.out, b"\":");
+        let route = if self.routed && self.kinds.len() == 1 {
+            let decoded = decoded_key(&key).into_owned(); // (canonical text)
+            Some((router.route(&decoded).map_err(ReadError::Other)?, decoded))
+        } else {
+            None
+        };
+        match self.keysets.last_mut() {
+            Some(keys) => keys.insert(key),
+            None => {
+                key.clear();
+                self.key = key; // (its buffer serves the next key)
+            }
+        }
+        if let Some(((target, typer), decoded)) = route {
             self.divert.push(Divert {
                 depth: 1,
                 saved: self.out,
@@ -1330,19 +1340,20 @@ impl<Ty: ValueTyper> JsonRewriter<Ty> {
         at: usize,
         router: &mut R,
     ) -> Result<(), ReadError<Ty::Error>> {
-        let token = std::mem::take(&mut self.scalar);
+        let mut token = std::mem::take(&mut self.scalar);
         self.scalar_len = 0;
-        let written = match literal(&token) {
-            Some(literal) => literal.to_vec(),
+        match literal(&token) {
+            Some(literal) => self.write(self.out, literal),
             None => match canonical_number(&token) {
-                Some(number) => number,
+                Some(number) => self.write(self.out, &number),
                 None => {
                     let head = token[..token.len().min(40)].to_vec();
                     return Err(JsonSyntaxError::new(Problem::NotAValue(head), at).into());
                 }
             },
-        };
-        self.write(self.out, &written);
+        }
+        token.clear();
+        self.scalar = token; // (its buffer serves the next scalar)
         self.value_done(router)
     }
 }

@@ -57,16 +57,22 @@ pub const MAX_CACHED_KEY: usize = 256;
 /// `path[<json.dumps(key, ensure_ascii=False)>]`.
 pub fn child_path(path: &[u8], key: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(path.len() + key.len() + 4);
+    child_path_into(&mut out, path, key);
+    out
+}
+
+/// [`child_path`] written into `out` (cleared first: its buffer reused).
+pub fn child_path_into(out: &mut Vec<u8>, path: &[u8], key: &[u8]) {
+    out.clear();
     out.extend_from_slice(path);
     if is_simple_key(key) {
         out.push(b'.');
         out.extend_from_slice(key);
     } else {
         out.extend_from_slice(b"[\"");
-        push_dumped_body(&mut out, key);
+        push_dumped_body(out, key);
         out.extend_from_slice(b"\"]");
     }
-    out
 }
 
 /// `_SIMPLE_KEY.fullmatch(key)` (the ranges are ASCII in Python's `re` too).
@@ -532,7 +538,7 @@ impl SchemaTyper {
             .frames
             .last()
             .ok_or_else(|| index_error("list index out of range"))?;
-        self.next_path = child_path(&frame.path, key);
+        child_path_into(&mut self.next_path, &frame.path, key);
         let schema = match &frame.scope {
             Scope::Untouched => {
                 self.next_schema = Next::Untouched;
@@ -542,9 +548,10 @@ impl SchemaTyper {
                 self.next_schema = Next::Absent;
                 return Ok(true);
             }
-            Scope::Schema(schema) => schema.clone_ref(py),
+            // (a Bound: let go without pyo3's check for the GIL, a thread-local read)
+            Scope::Schema(schema) => schema.bind(py).clone(),
         };
-        match self.member(py, &schema, key)? {
+        match self.member(py, schema.as_unbound(), key)? {
             Member::Drop => {
                 let refs = refs(py)?;
                 let issue = refs.issue.bind(py).call1((
