@@ -452,7 +452,7 @@ impl Engine {
         // (with collapse, no string lane: it emits deltas itself)
         if !self.opts.collapse && self.held.is_empty() && !first_characters {
             if let Some(string) = machine.open_string(py) {
-                return Ok(Some(self.open_string(string)));
+                return Ok(Some(self.open_string(py, string)));
             }
         }
         if machine.in_committed_call() {
@@ -475,7 +475,7 @@ impl Engine {
             if !self.markup_prefixes.contains(&self.held) {
                 return Ok(None);
             }
-            self.prefix = self.held.clone();
+            self.prefix.clone_from(&self.held); // (in the prefix's own buffer)
             return Ok(Some(self.prefix_lane(self.markup_prefixes.clone())));
         }
         if let Some((breakers, room)) = machine.name_room_pattern() {
@@ -529,13 +529,19 @@ impl Engine {
     }
 
     /// `_open_string`: arm the string lane for `string`.
-    fn open_string(&mut self, string: StringLane) -> Lane {
+    fn open_string(&mut self, py: Python<'_>, string: StringLane) -> Lane {
         let same = self
             .string
             .as_ref()
             .is_some_and(|s| s.serial == string.serial);
-        if !same {
-            self.string = Some(string);
+        // (the objects let go as Bounds: a PyObject dropped costs pyo3's check for the GIL)
+        let unused = if same {
+            Some(string)
+        } else {
+            self.string.replace(string)
+        };
+        if let Some(StringLane { index, id, .. }) = unused {
+            drop((index.into_bound(py), id.into_bound(py)));
         }
         let value = self.string.as_ref().is_some_and(|s| s.value);
         let mut stops = StopSet::new();

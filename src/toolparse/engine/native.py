@@ -41,10 +41,20 @@ PURE_VARIABLE: Final = "TOOLPARSE_PURE"
 """Set to ``1`` to run the Python reference where the native core is built."""
 
 
+# (read on every parser's construction: os.environ's own dict, keyed by the encoded
+# name, is a C-level lookup where os.environ.get runs three Python frames; a parser
+# is built per request)
+_ENVIRON: Final[dict[Any, Any] | None] = getattr(os.environ, "_data", None)
+_PURE_KEY: Final = os.environ.encodekey(PURE_VARIABLE) if _ENVIRON is not None else None
+_NOT_PURE: Final = frozenset({None, "", "0", b"", b"0"})
+
+
 def use_native(engine: str | None) -> bool:
     """Whether ``engine`` (an engine's ``engine=`` option) means the native core.
     None: the native core where it is built, unless ``TOOLPARSE_PURE`` is set."""
     if engine is None:
+        if _ENVIRON is not None:
+            return AVAILABLE and _ENVIRON.get(_PURE_KEY) in _NOT_PURE
         return AVAILABLE and os.environ.get(PURE_VARIABLE, "") in ("", "0")
     if engine == "python":
         return False
