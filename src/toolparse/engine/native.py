@@ -46,7 +46,7 @@ PURE_VARIABLE: Final = "TOOLPARSE_PURE"
 # is built per request)
 _ENVIRON: Final[dict[Any, Any] | None] = getattr(os.environ, "_data", None)
 _PURE_KEY: Final = os.environ.encodekey(PURE_VARIABLE) if _ENVIRON is not None else None
-_NOT_PURE: Final = frozenset({None, "", "0", b"", b"0"})
+_NOT_PURE: Final = frozenset({None, "", "0", b"", b"0"})  # (unset, empty or 0: str or, in _data, bytes)
 
 
 def use_native(engine: str | None) -> bool:
@@ -55,7 +55,7 @@ def use_native(engine: str | None) -> bool:
     if engine is None:
         if _ENVIRON is not None:
             return AVAILABLE and _ENVIRON.get(_PURE_KEY) in _NOT_PURE
-        return AVAILABLE and os.environ.get(PURE_VARIABLE, "") in ("", "0")
+        return AVAILABLE and os.environ.get(PURE_VARIABLE) in _NOT_PURE
     if engine == "python":
         return False
     if engine == "native":
