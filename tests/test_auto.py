@@ -206,6 +206,16 @@ def test_gpt_oss_reasoning_decides_on_sight() -> None:
     assert normalize(events) == normalize(_events("gpt-oss", [output], None)[0])
 
 
+def test_a_members_own_reasoning_markers_close_its_reasoning() -> None:
+    # (found by the matrix's hypothesis run) seed-oss's <seed:think> decides on sight; a <think>
+    # inside it is its reasoning's content, and </seed:think> closes it: the invariants'
+    # reasoning check must know the member's markers as well as auto's own
+    output = "<seed:think><think></seed:think>0"
+    events = check_all("auto", output)
+    assert [type(e).__name__ for e in events] == ["ReasoningDelta", "TextDelta"]
+    assert events[0].raw == "<seed:think><think></seed:think>" and events[1].text == "0"
+
+
 def test_prose_is_text_at_once() -> None:
     parser = StreamParser("auto")
     assert parser.lane == "text" or parser.lane is None

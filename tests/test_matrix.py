@@ -128,7 +128,7 @@ def test_every_prefix_then_close(
         events = run(grammar, [text[:end]], **options)
         assert covered_text(events) == text[:end]
         check_reconciliation(events, collapsed=bool(options.get("collapse")))
-        if reasoning is not None:
+        if reasoning:
             check_reasoning(events, reasoning)
 
 

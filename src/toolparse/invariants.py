@@ -40,7 +40,7 @@ from toolparse.events import (
     ToolCallStart,
     canonical_json,
 )
-from toolparse.grammars import get_grammar
+from toolparse.grammars import AUTO, auto_tables, get_grammar
 from toolparse.grammars.reasoning import reasoning_for
 from toolparse.parser import StreamParser
 
@@ -140,19 +140,21 @@ def check_reconciliation(events: Sequence[Event], *, collapsed: bool = False) ->
     assert set(started) == ended, f"calls started but never ended: {set(started) - ended}"
 
 
-def check_reasoning(events: Sequence[Event], reasoning: Reasoning) -> None:
+def check_reasoning(events: Sequence[Event], reasonings: Sequence[Reasoning]) -> None:
     """While reasoning is open, only reasoning comes out: no call is read
     there, and no visible text. Reasoning opens and closes where a reasoning
-    event's raw holds the opener or the closer (whichever comes last); other
-    markup leaves it as it was. (A forced answer that never began, the stream
-    having ended inside reasoning, is an error, or with ``unknown_on_error`` a
-    call, with no input of its own.)"""
+    event's raw holds an opener or a closer of ``reasonings`` (whichever comes
+    last); other markup leaves it as it was. (A forced answer that never began,
+    the stream having ended inside reasoning, is an error, or with
+    ``unknown_on_error`` a call, with no input of its own.) ``reasonings``: what
+    the parser starts with first, then the markers of any format it may switch
+    to (see :func:`reasoning_of`)."""
     unread = {e.index for e in events if isinstance(e, (ToolCall, ToolCallError)) and not e.raw}
-    open_ = reasoning.starts_open
+    open_ = reasonings[0].starts_open
     for event in events:
         if isinstance(event, ReasoningDelta):
-            closed_at = event.raw.rfind(reasoning.close)
-            opened_at = event.raw.rfind(reasoning.open) if reasoning.open else -1
+            closed_at = max(event.raw.rfind(r.close) for r in reasonings)
+            opened_at = max(event.raw.rfind(r.open) if r.open else -1 for r in reasonings)
             if closed_at != opened_at:
                 open_ = opened_at > closed_at
         elif open_ and not (
@@ -162,10 +164,22 @@ def check_reasoning(events: Sequence[Event], reasoning: Reasoning) -> None:
             raise AssertionError(f"{type(event).__name__} while reasoning is open: {event!r:.200}")
 
 
-def reasoning_of(grammar: str | Grammar, options: dict[str, Any]) -> Reasoning | None:
-    """The reasoning declaration a parser of ``grammar`` with ``options`` reads."""
+def reasoning_of(grammar: str | Grammar, options: dict[str, Any]) -> tuple[Reasoning, ...]:
+    """The reasoning declarations a parser of ``grammar`` with ``options`` reads
+    (none: no reasoning): the one it starts with, then, for ``grammar="auto"``,
+    each member's, read once that member is decided (seed-oss's
+    ``<seed:think>``)."""
     declaration = grammar if isinstance(grammar, Grammar) else get_grammar(grammar)
-    return reasoning_for(declaration, options.get("reasoning", "auto"))
+    option = options.get("reasoning", "auto")
+    first = reasoning_for(declaration, option)
+    if first is None:
+        return ()
+    if declaration is not AUTO:
+        return (first,)
+    auto = auto_tables().auto
+    assert auto is not None
+    members = (reasoning_for(member, option) for member in auto.declarations.values())
+    return (first, *dict.fromkeys(r for r in members if r is not None and r != first))
 
 
 def check_all(
@@ -184,7 +198,7 @@ def check_all(
         events = whole if len(deltas) == 1 and deltas[0] is text else run(grammar, deltas, **options)
         assert covered_text(events, errors_as_text=as_text) == join_surrogate_pairs("".join(deltas))
         check_reconciliation(events, collapsed=collapsed)
-        if reasoning is not None:
+        if reasoning:
             check_reasoning(events, reasoning)
         assert normalize(events) == expected, f"chunking changed the events: {deltas!r:.300}"
         if len(deltas) > 1:
