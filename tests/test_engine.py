@@ -317,6 +317,24 @@ def test_misuse_is_loud() -> None:
         Tool("t", parameters={"type": "string"})
 
 
+def test_a_list_of_the_same_tools_is_normalized_once_and_one_with_a_dict_each_time() -> None:
+    from toolparse.tools import normalize_tools
+
+    weather, search = Tool("get_weather"), Tool("search")
+    first = normalize_tools([weather, search])
+    assert first == (weather, search)
+    assert normalize_tools([weather, search]) is first  # (the same Tools, in a new list)
+    assert normalize_tools([search, weather]) == (search, weather)
+    spec: dict[str, Any] = {"name": "lookup", "parameters": {"type": "object"}}
+    assert normalize_tools([weather, spec])[1].name == "lookup"
+    spec["name"] = "changed"  # (a dict may change between requests: it is read again)
+    assert normalize_tools([weather, spec])[1].name == "changed"
+    with pytest.raises(InvalidToolError, match="two tools"):
+        normalize_tools([weather, weather])
+    with pytest.raises(InvalidToolError, match="two tools"):  # (and again: a failure is not kept)
+        normalize_tools([weather, weather])
+
+
 def test_openai_style_tools_are_accepted() -> None:
     tools = [
         {

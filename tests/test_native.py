@@ -222,6 +222,36 @@ def test_the_engine_is_a_keyword_the_front_takes_with_the_others() -> None:
         assert parser.engine == engine and parser.lane is None and set(parser.tools or ()) == {"f", "write"}
 
 
+@needs_native
+def test_native_parsers_share_a_scanner_that_switching_grammars_leaves_alone() -> None:
+    # (a parser is built per request: the native engines of one grammar, tools and reasoning
+    # read one shared scanner as they start; grammar="auto" switches a copy of it)
+    from toolparse.engine.text import shared_scanner
+    from toolparse.grammars import auto_tables, get_grammar
+    from toolparse.grammars.reasoning import reasoning_for
+
+    reasoning = reasoning_for(get_grammar("auto"), "auto")
+    scanner = shared_scanner(auto_tables(), ("get_weather",), reasoning, False)
+    first = {slot: getattr(scanner, slot) for slot in TextScanner.__slots__}
+    output = (
+        "Text first.\n<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant<|channel|>"
+        'commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>'
+    )
+    tools = [{"name": "get_weather", "parameters": {"type": "object"}}]
+    runs = []
+    for _ in range(2):
+        parser = StreamParser("auto", tools=tools, seed=1, engine="native")
+        runs.append(parser.feed(output) + parser.close())
+        assert parser.decided == "gpt-oss"
+    assert runs[0] == runs[1] == run_engine("python", "auto", [output], tools=tools, seed=1)
+    assert {slot: getattr(scanner, slot) for slot in TextScanner.__slots__} == first
+
+
+def run_engine(engine: str, grammar: str, deltas: list[str], **options: Any) -> list[Any]:
+    parser = StreamParser(grammar, engine=engine, **options)
+    return [event for delta in deltas for event in parser.feed(delta)] + parser.close()
+
+
 def native_module() -> Any:
     """``toolparse._native`` (only where it is built)."""
     return importlib.import_module("toolparse._native")

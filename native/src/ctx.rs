@@ -4,13 +4,12 @@
 //! The Python `CallContext` stays the one record of the stream's tools, ids
 //! and indices (a shadow read of unclosed reasoning, or a caller, may use
 //! it too). What the native engine asks of it often is read once and kept
-//! here: the tools' names, each tool's schema, whether a name is declared,
-//! each tool's property names, and the members' plans (all fixed for the
-//! stream). What needs Python (a call's id, coercion of a complete value,
-//! converters, validation) is a call into it, once per call or value.
+//! here: the tools' names, each tool's schema, whether a name is declared.
+//! Each tool's property names and the members' plans are kept by the
+//! identity of the tool's schema, for every parser (see [`crate::kept`]).
+//! What needs Python (a call's id, coercion of a complete value, converters,
+//! validation) is a call into it, once per call or value.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::Arc as Rc;
 
 use pyo3::exceptions::{PyKeyError, PyValueError};
@@ -22,6 +21,7 @@ use crate::calls::{Coerced, Converted, Host, Mode, Plan};
 use crate::calls_py::{push_wide, py_of, refs, sole_string_of, wide_of};
 use crate::events;
 use crate::fastvalue::{self, Path};
+use crate::kept::Kept;
 use crate::lexicon::{Name, Names, TagContext};
 use crate::pylexicon::name_of;
 use crate::tables::Reason;
@@ -83,11 +83,16 @@ pub struct Ctx {
     /// The events of the read in progress: a borrowed `list`, valid while the
     /// read runs (set by the engine as a read begins, null between reads).
     pub out: OutList,
-    property_names: RefCell<HashMap<Vec<u8>, PropertyNames>>,
-    /// By tool, then by key (looked up without copying either).
-    plans: HashMap<Vec<u8>, HashMap<Vec<u8>, KeptPlan>>,
-    plan_count: usize,
 }
+
+/// Each tool's property names (None until worked out), by the identity of its
+/// schema: shared by every parser (see [`crate::kept`]).
+static PROPERTY_NAMES: Kept<Option<PropertyNames>> = Kept::new(MAX_PLANS);
+
+/// The members' plans, by the identity of the tool's schema, then by key
+/// (looked up without copying it): shared by every parser, as the Python
+/// side's `_SHARED_PLANS`.
+static PLANS: Kept<crate::fxhash::FxHashMap<Vec<u8>, KeptPlan>> = Kept::new(MAX_PLANS);
 
 impl Ctx {
     /// The native side of the Python `CallContext` `obj`.
@@ -144,9 +149,6 @@ impl Ctx {
             coerce: obj.getattr(intern!(py, "coerce"))?.is_truthy()?,
             max_depth: obj.getattr(intern!(py, "max_depth"))?.extract()?,
             out: OutList(std::ptr::null_mut()),
-            property_names: RefCell::new(HashMap::new()),
-            plans: HashMap::new(),
-            plan_count: 0,
         })
     }
 
@@ -168,13 +170,15 @@ impl Ctx {
         self.tool(name).map(|t| &t.schema)
     }
 
-    /// `CallContext.property_names_of(name)`, as code points (kept per tool).
+    /// `CallContext.property_names_of(name)`, as code points (kept by the
+    /// tool's schema).
     pub fn property_names_of(&self, py: Python<'_>, name: &[u8]) -> PyResult<PropertyNames> {
-        if let Some(found) = self.property_names.borrow().get(name) {
-            return Ok(found.clone());
-        }
-        if self.tool(name).is_none() {
+        let Some(tool) = self.tool(name) else {
             return Ok(None);
+        };
+        let schema = tool.schema.bind(py);
+        if let Some(found) = PROPERTY_NAMES.read(schema, Clone::clone) {
+            return Ok(found);
         }
         let names = self
             .obj
@@ -189,9 +193,13 @@ impl Ctx {
             }
             Some(Rc::new(points))
         };
-        self.property_names
-            .borrow_mut()
-            .insert(name.to_vec(), read.clone());
+        PROPERTY_NAMES.write(schema, |kept| match kept {
+            Some(_) => 0,
+            None => {
+                *kept = Some(read.clone());
+                1
+            }
+        });
         Ok(read)
     }
 
@@ -247,7 +255,8 @@ impl Ctx {
         }
     }
 
-    /// `CallContext.member_plan(name, key, root)` (kept per tool and key).
+    /// `CallContext.member_plan(name, key, root)` (kept by the schema `root`
+    /// and the key).
     fn member_plan(
         &mut self,
         py: Python<'_>,
@@ -255,13 +264,13 @@ impl Ctx {
         key: &[u8],
         root: &PyObject,
     ) -> PyResult<Plan<PyObject>> {
-        let kept = self.plans.get(name).and_then(|by_key| by_key.get(key));
-        let plan = match kept {
-            Some(plan) => plan.clone(),
+        let root = root.bind(py);
+        let plan = match PLANS.read(root, |by_key| by_key.get(key).cloned()) {
+            Some(plan) => plan,
             None => {
                 let plan = self.obj.bind(py).call_method1(
                     intern!(py, "member_plan"),
-                    (py_of(py, name)?, py_of(py, key)?, root.bind(py)),
+                    (py_of(py, name)?, py_of(py, key)?, root),
                 )?;
                 let (schema, mode, issues): (PyObject, i64, Bound<'_, PyAny>) = plan.extract()?;
                 let mode = Mode::from_number(mode).ok_or_else(|| {
@@ -273,15 +282,13 @@ impl Ctx {
                     .collect::<PyResult<Vec<_>>>()?;
                 let schema = (!schema.is_none(py)).then_some(schema);
                 let plan = Rc::new((schema, mode, issues));
-                if self.plan_count >= MAX_PLANS {
-                    self.plans.clear();
-                    self.plan_count = 0;
-                }
-                self.plan_count += 1;
-                self.plans
-                    .entry(name.to_vec())
-                    .or_default()
-                    .insert(key.to_vec(), plan.clone());
+                PLANS.write(root, |by_key| {
+                    if by_key.contains_key(key) {
+                        return 0;
+                    }
+                    by_key.insert(key.to_vec(), plan.clone());
+                    1
+                });
                 plan
             }
         };

@@ -15,7 +15,7 @@
 //! state and step is the reference's, so that a difference found by the
 //! differential tests points at one function in each.
 
-use crate::fxhash::{FxHashMap, FxHashSet};
+use crate::fxhash::FxHashSet;
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
@@ -26,6 +26,7 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use crate::ctx::{Ctx, Outcome};
 use crate::events;
 use crate::fast::Lane;
+use crate::kept::Kept;
 use crate::lexicon::{Key, Lexicon, TagTerm as LTag, Terminal as LTerminal};
 use crate::lexicon::{Name, Unit};
 use crate::machine::{points_str, Env, Machine};
@@ -247,41 +248,20 @@ fn find_seq(text: &[u32], seq: &[u32], from: usize, to: usize) -> Option<usize> 
 /// A set of held texts (the proper prefixes of a grammar's literals).
 pub type Prefixes = Arc<FxHashSet<Vec<u32>>>;
 
-/// What the native engine reads off Python objects that the grammar's caches
-/// keep (lexicons, prefix sets, spelled tool tags): read once each, kept by
-/// the identity of the object (kept alive here, so an identity is never
-/// reused), bounded. A parser is built per stream: reading them each time
-/// cost ten times the Python engine's whole construction.
-struct Kept {
-    lexicons: FxHashMap<usize, (PyObject, Arc<Lexicon>, Arc<TextLexicons>)>,
-    prefixes: FxHashMap<usize, (PyObject, Prefixes)>,
-    spelled: FxHashMap<usize, (PyObject, Arc<Spelled>)>,
-}
-
-static KEPT: std::sync::Mutex<Option<Kept>> = std::sync::Mutex::new(None);
+// What the native engine reads off Python objects that the grammar's caches
+// keep (lexicons, prefix sets, spelled tool tags, the shared scanner) is read
+// once each and kept by the identity of the object (see `crate::kept`). A
+// parser is built per stream: reading them each time cost ten times the
+// Python engine's whole construction.
 const MAX_KEPT_OBJECTS: usize = 1024;
-
-fn with_kept<R>(f: impl FnOnce(&mut Kept) -> R) -> R {
-    let mut guard = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-    let kept = guard.get_or_insert_with(|| Kept {
-        lexicons: FxHashMap::default(),
-        prefixes: FxHashMap::default(),
-        spelled: FxHashMap::default(),
-    });
-    if kept.lexicons.len() + kept.prefixes.len() + kept.spelled.len() > MAX_KEPT_OBJECTS {
-        kept.lexicons.clear();
-        kept.prefixes.clear();
-        kept.spelled.clear();
-    }
-    f(kept)
-}
+static LEXICONS: Kept<Option<(Arc<Lexicon>, Arc<TextLexicons>)>> = Kept::new(MAX_KEPT_OBJECTS);
+static PREFIXES: Kept<Option<Prefixes>> = Kept::new(MAX_KEPT_OBJECTS);
+static SPELLED: Kept<Option<Arc<Spelled>>> = Kept::new(MAX_KEPT_OBJECTS);
 
 /// The native twin of the reference lexicon `lexicon` (its terminals), and
 /// what the text lane needs of it.
 fn twin(lexicon: &Bound<'_, PyAny>) -> PyResult<(Arc<Lexicon>, Arc<TextLexicons>)> {
-    let id = lexicon.as_ptr() as usize;
-    if let Some(found) = with_kept(|k| k.lexicons.get(&id).map(|(_, l, t)| (l.clone(), t.clone())))
-    {
+    if let Some(found) = LEXICONS.read(lexicon, Clone::clone) {
         return Ok(found);
     }
     let core = Arc::new(
@@ -290,11 +270,11 @@ fn twin(lexicon: &Bound<'_, PyAny>) -> PyResult<(Arc<Lexicon>, Arc<TextLexicons>
             .clone(),
     );
     let text = Arc::new(TextLexicons::of(Some(&core)));
-    with_kept(|k| {
-        k.lexicons
-            .insert(id, (lexicon.clone().unbind(), core.clone(), text.clone()))
+    let found = (core, text);
+    LEXICONS.write(lexicon, |kept| {
+        usize::from(kept.replace(found.clone()).is_none())
     });
-    Ok((core, text))
+    Ok(found)
 }
 
 /// The native scanner of the reference scanner `scanner`, as it stands, and
@@ -359,10 +339,48 @@ fn native_scanner(
     Ok((core, text_lexicons, code_lexicons))
 }
 
+/// What the native engine reads from a reference scanner as it starts.
+struct ScannerParts {
+    core: TextScanner,
+    text_lexicons: Arc<TextLexicons>,
+    code_lexicons: Arc<TextLexicons>,
+    spelled: Arc<Spelled>,
+    opener_prefixes: Prefixes,
+}
+
+impl ScannerParts {
+    fn of(scanner: &Bound<'_, PyAny>) -> PyResult<ScannerParts> {
+        let (core, text_lexicons, code_lexicons) = native_scanner(scanner)?;
+        Ok(ScannerParts {
+            core,
+            text_lexicons,
+            code_lexicons,
+            spelled: spelled_of(scanner)?,
+            opener_prefixes: prefixes_of(
+                &scanner.getattr(intern!(scanner.py(), "opener_prefixes"))?,
+            )?,
+        })
+    }
+}
+
+/// The parts of the scanner an engine starts with: the shared scanner of its
+/// grammar, tools and reasoning (`text.shared_scanner`, which never changes),
+/// read once and kept by its identity.
+fn scanner_parts(scanner: &Bound<'_, PyAny>) -> PyResult<Arc<ScannerParts>> {
+    static PARTS: Kept<Option<Arc<ScannerParts>>> = Kept::new(MAX_KEPT_OBJECTS);
+    if let Some(parts) = PARTS.read(scanner, Clone::clone) {
+        return Ok(parts);
+    }
+    let parts = Arc::new(ScannerParts::of(scanner)?);
+    PARTS.write(scanner, |kept| {
+        usize::from(kept.replace(parts.clone()).is_none())
+    });
+    Ok(parts)
+}
+
 /// The strings of a Python set, as code points (kept by the set's identity).
 fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<Prefixes> {
-    let id = set.as_ptr() as usize;
-    if let Some(found) = with_kept(|k| k.prefixes.get(&id).map(|(_, p)| p.clone())) {
+    if let Some(found) = PREFIXES.read(set, Clone::clone) {
         return Ok(found);
     }
     let mut out = FxHashSet::default();
@@ -370,7 +388,7 @@ fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<Prefixes> {
         out.insert(points_of(item?.downcast::<PyString>()?));
     }
     let out = Arc::new(out);
-    with_kept(|k| k.prefixes.insert(id, (set.clone().unbind(), out.clone())));
+    PREFIXES.write(set, |kept| usize::from(kept.replace(out.clone()).is_none()));
     Ok(out)
 }
 
@@ -378,8 +396,7 @@ type Spelled = Vec<(Vec<u32>, LTag, Vec<u32>)>;
 
 fn spelled_of(scanner: &Bound<'_, PyAny>) -> PyResult<Arc<Spelled>> {
     let spelled = scanner.getattr(intern!(scanner.py(), "spelled"))?;
-    let id = spelled.as_ptr() as usize;
-    if let Some(found) = with_kept(|k| k.spelled.get(&id).map(|(_, s)| s.clone())) {
+    if let Some(found) = SPELLED.read(&spelled, Clone::clone) {
         return Ok(found);
     }
     let mut out = Vec::new();
@@ -400,9 +417,8 @@ fn spelled_of(scanner: &Bound<'_, PyAny>) -> PyResult<Arc<Spelled>> {
         out.push((points_of(&literal), tag, points_of(&name)));
     }
     let out = Arc::new(out);
-    with_kept(|k| {
-        k.spelled
-            .insert(id, (spelled.clone().unbind(), out.clone()))
+    SPELLED.write(&spelled, |kept| {
+        usize::from(kept.replace(out.clone()).is_none())
     });
     Ok(out)
 }
@@ -422,19 +438,19 @@ impl Engine {
         thought: bool,
     ) -> PyResult<Engine> {
         let grammar = rt::grammar_of(compiled)?;
-        let (core, text_lexicons, code_lexicons) = native_scanner(scanner)?;
-        let answer_later = grammar.start.is_some() && core.answer;
+        let parts = scanner_parts(scanner)?;
+        let answer_later = grammar.start.is_some() && parts.core.answer;
         let mut engine = Engine {
             call_ends: gather_stops(&grammar.call_ends),
             markup_prefixes: grammar.markup_prefixes.clone(),
             grammar,
             reasoning_for,
             py_scanner: scanner.clone().unbind(),
-            scanner: core,
-            spelled: spelled_of(scanner)?,
-            opener_prefixes: prefixes_of(&scanner.getattr(intern!(py, "opener_prefixes"))?)?,
-            text_lexicons,
-            code_lexicons,
+            scanner: parts.core.clone(),
+            spelled: parts.spelled.clone(),
+            opener_prefixes: parts.opener_prefixes.clone(),
+            text_lexicons: parts.text_lexicons.clone(),
+            code_lexicons: parts.code_lexicons.clone(),
             ctx: Ctx::new(ctx)?,
             opts,
             answered: false,
@@ -987,8 +1003,11 @@ impl Engine {
             .cloned()
             .ok_or_else(|| PyValueError::new_err(format!("no member {name}")))?;
         let declaration = auto.py.bind(py).getattr("declarations")?.get_item(name)?;
-        // (the reference scanner stands where the native one does, then switches)
-        let scanner = self.py_scanner.bind(py).clone();
+        // (a copy of the reference scanner, shared and never changed, stands where
+        // the native one does, then switches)
+        let scanner = py
+            .import(intern!(py, "copy"))?
+            .call_method1(intern!(py, "copy"), (self.py_scanner.bind(py),))?;
         let fence = match self.scanner.fence {
             Some(f) => pystr(py, &[f])?,
             None => PyString::new(py, ""),

@@ -28,6 +28,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString, PyTuple};
 
 use crate::entities;
 use crate::json::float_repr;
+use crate::kept::Kept;
 use crate::lexicon::Name;
 use crate::pylexicon::new_str;
 use crate::tags::is_python_space;
@@ -584,28 +585,15 @@ struct Typed {
 /// [`kinds_of`], kept by the schema's identity (a tool's schema serves every
 /// call; like the typer's plans, a schema is taken not to change once used).
 fn kept_kinds(schema: &Bound<'_, PyDict>) -> PyResult<Option<Typed>> {
-    type Kept = crate::fxhash::FxHashMap<usize, (PyObject, Option<Typed>)>;
-    static KEPT: std::sync::Mutex<Option<Kept>> = std::sync::Mutex::new(None);
-    let id = schema.as_ptr() as usize;
-    {
-        let guard = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, kinds)) = guard.as_ref().and_then(|kept| kept.get(&id)) {
-            return Ok(*kinds);
-        }
+    // (None: not worked out yet)
+    static KEPT: Kept<Option<Option<Typed>>> = Kept::new(4096);
+    if let Some(kinds) = KEPT.read(schema.as_any(), |kinds| *kinds) {
+        return Ok(kinds);
     }
     let kinds = kinds_of(schema)?;
-    let evicted = {
-        let mut guard = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-        let kept = guard.get_or_insert_with(Kept::default);
-        let evicted = if kept.len() >= 4096 {
-            std::mem::take(kept)
-        } else {
-            Kept::default()
-        };
-        kept.insert(id, (schema.clone().into_any().unbind(), kinds));
-        evicted
-    };
-    drop(evicted); // (Python objects let go with the lock released)
+    KEPT.write(schema.as_any(), |kept| {
+        usize::from(kept.replace(kinds).is_none())
+    });
     Ok(kinds)
 }
 

@@ -46,6 +46,7 @@ pub mod fastvalue;
 pub mod fxhash;
 pub mod held;
 pub mod json;
+pub mod kept;
 pub mod lexicon;
 pub mod machine;
 pub mod markers;

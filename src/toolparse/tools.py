@@ -142,6 +142,16 @@ def to_tool(spec: ToolLike) -> Tool:
     return Tool(name=body["name"], description=description, parameters=parameters)
 
 
+_MAX_KEPT_TOOLSETS = 256
+
+# Tool lists made only of Tool instances, normalized once, by the identities of their
+# tools (a parser is built per request, most often with the same tools). The value is
+# the tuple of those same tools: it keeps them alive, so their ids are not reused
+# while the entry lives. A Tool is frozen (and its schema, as everywhere, is taken not
+# to change once used); a dict could change, so a list holding one is never kept.
+_KEPT_TOOLSETS: dict[tuple[int, ...], tuple[Tool, ...]] = {}
+
+
 def normalize_tools(tools: Iterable[ToolLike] | None) -> tuple[Tool, ...] | None:
     """Tools as a tuple of :class:`Tool`, or None when the caller declared none.
 
@@ -149,7 +159,13 @@ def normalize_tools(tools: Iterable[ToolLike] | None) -> tuple[Tool, ...] | None
     """
     if tools is None:
         return None
-    if isinstance(tools, (str, bytes, Mapping)):
+    key = None
+    if type(tools) is list or type(tools) is tuple:
+        key = tuple(map(id, tools))
+        kept = _KEPT_TOOLSETS.get(key)
+        if kept is not None:
+            return kept
+    elif isinstance(tools, (str, bytes, Mapping)):
         raise InvalidToolError("tools must be a list of tool definitions")
     result = tuple(to_tool(t) for t in tools)
     seen: set[str] = set()
@@ -157,6 +173,10 @@ def normalize_tools(tools: Iterable[ToolLike] | None) -> tuple[Tool, ...] | None
         if tool.name in seen:
             raise InvalidToolError(f"two tools are named {tool.name!r}")
         seen.add(tool.name)
+    if key is not None and all(type(given) is Tool for given in tools):
+        if len(_KEPT_TOOLSETS) >= _MAX_KEPT_TOOLSETS:
+            _KEPT_TOOLSETS.clear()
+        _KEPT_TOOLSETS[key] = result
     return result
 
 

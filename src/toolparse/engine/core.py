@@ -38,7 +38,7 @@ from toolparse.engine.lanes import ALL, ANY, EVERY, NEWLINES_AND_SURROGATES, Lan
 from toolparse.engine.lexicon import Hit, Lexicon
 from toolparse.engine.machine import Machine
 from toolparse.engine.native import concrete, use_native
-from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner
+from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner, shared_scanner
 from toolparse.engine.thought import WINDOW as THOUGHT_WINDOW
 from toolparse.engine.thought import calls_found, last_window, trimmed
 from toolparse.errors import InternalParserError, StreamClosedError, ToolparseError
@@ -169,13 +169,12 @@ class Engine:
         # (with reasoning, or markup that may wrap it, a forced answer begins
         # where the scanner says)
         answer_later = grammar.start is not None and (reasoning is not None or bool(grammar.openers.terms))
-        self._scanner = TextScanner(grammar, ctx, reasoning, answer=answer_later)
         keeps = reasoning is not None and reasoning_calls != "ignore" and grammar.start is None
         if self.engine == "native":  # (the native core holds the rest: toolparse._native.Core)
             self._native_start(  # type: ignore[attr-defined]
                 grammar,
                 ctx,
-                self._scanner,
+                shared_scanner(grammar, ctx.tool_names, reasoning, answer_later),
                 self._reasoning_for,
                 errors_as_text=errors_as_text,
                 max_call_chars=max_call_chars,
@@ -186,6 +185,7 @@ class Engine:
                 thought=keeps and bool(grammar.openers.terms),
             )
             return
+        self._scanner = TextScanner(grammar, ctx, reasoning, answer=answer_later)
         self._answered = grammar.start is None  # (a forced answer's block has begun)
         self._held = ""  # input a reader could not decide on yet: read again with the next delta
         self._high_surrogate = ""  # a UTF-16 pair's first half, waiting for its second

@@ -64,6 +64,33 @@ _MAX_FENCE = 64  # a longer run of fence characters counts as this long
 _MAX_TRAIL = 64  # spaces looked past after a closing fence
 
 
+class _ToolNames:
+    """The tag context of a scanner that only the native core reads: the
+    declared tools' names, and no call."""
+
+    __slots__ = ("tool_names",)
+    key = None
+    call_name = None
+    property_names = None
+
+    def __init__(self, tool_names: tuple[str, ...] | None) -> None:
+        self.tool_names = tool_names
+
+    def given(self, name: str) -> bool:
+        return False
+
+
+@functools.lru_cache(maxsize=64)
+def shared_scanner(
+    grammar: CompiledGrammar, tool_names: tuple[str, ...] | None, reasoning: Reasoning | None, answer: bool
+) -> TextScanner:
+    """A scanner in its first state for these, shared by the native engines
+    built for them. The native core reads it once, as it starts, and copies it
+    before switching grammars (``grammar="auto"``): it never changes. A parser
+    is built per request, and building a scanner was a fifth of that."""
+    return TextScanner(grammar, _ToolNames(tool_names), reasoning, answer=answer)
+
+
 class TextScanner:
     """Finds openers in the visible text, outside code fences and quotes, and
     the reasoning regions."""
