@@ -91,8 +91,8 @@ static PROPERTY_NAMES: Kept<Option<PropertyNames>> = Kept::new(MAX_PLANS);
 
 /// The members' plans, by the identity of the tool's schema, then by key
 /// (looked up without copying it): shared by every parser, as the Python
-/// side's `_SHARED_PLANS`.
-static PLANS: Kept<crate::fxhash::FxHashMap<Vec<u8>, KeptPlan>> = Kept::new(MAX_PLANS);
+/// side's `_SHARED_PLANS`. (The keys come from the model: a SipHash table.)
+static PLANS: Kept<std::collections::HashMap<Vec<u8>, KeptPlan>> = Kept::new(MAX_PLANS);
 
 impl Ctx {
     /// The native side of the Python `CallContext` `obj`.

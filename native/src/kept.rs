@@ -21,6 +21,7 @@ use pyo3::prelude::*;
 use crate::fxhash::FxHashMap;
 
 struct Entries<V> {
+    /// (keyed by addresses, which the model does not choose: FxHash)
     by_object: FxHashMap<usize, (PyObject, V)>,
     /// Entries over all objects (as the writers count them).
     count: usize,
