@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from support import random_pieces
-from toolparse import StreamParser, TextDelta, ToolCall
+from toolparse import ReasoningDelta, StreamParser, TextDelta, ToolCall
 from toolparse.engine.auto import LOOKAHEAD
 from toolparse.events import Event
 from toolparse.grammars import AUTO_LEFT_OUT, ENTRIES, GRAMMARS
@@ -211,9 +211,9 @@ def test_a_members_own_reasoning_markers_close_its_reasoning() -> None:
     # inside it is its reasoning's content, and </seed:think> closes it: the invariants'
     # reasoning check must know the member's markers as well as auto's own
     output = "<seed:think><think></seed:think>0"
-    events = check_all("auto", output)
-    assert [type(e).__name__ for e in events] == ["ReasoningDelta", "TextDelta"]
-    assert events[0].raw == "<seed:think><think></seed:think>" and events[1].text == "0"
+    reasoning, text = check_all("auto", output)
+    assert isinstance(reasoning, ReasoningDelta) and reasoning.raw == "<seed:think><think></seed:think>"
+    assert isinstance(text, TextDelta) and text.text == "0"
 
 
 def test_prose_is_text_at_once() -> None:
