@@ -561,8 +561,10 @@ def must_answer(value: Any, schema: Any, depth: int = 1) -> bool:
             return type(items) in (dict, bool) and all(must_answer(v, items, depth + 1) for v in value)
         if kind == "object":
             properties = schema.get("properties")
-            properties = properties if type(properties) is dict else {}
             additional = schema.get("additionalProperties")
+            if not (_json_shaped(properties) and _json_shaped(additional)):
+                return False  # (a keyword whose value is no JSON value: the native path declines it)
+            properties = properties if type(properties) is dict else {}
             for k, v in value.items():
                 if k in properties:
                     ok = must_answer(v, properties[k], depth + 1)
@@ -580,6 +582,12 @@ def must_answer(value: Any, schema: Any, depth: int = 1) -> bool:
     if "string" in kinds and kind != "null":
         return True
     return True
+
+
+def _json_shaped(value: Any) -> bool:
+    """A keyword's value the native path reads (anything else, such as the
+    ``UNTOUCHED`` marker, it declines: Python's own test of it may differ)."""
+    return value is None or type(value) in (dict, list, str, int, float, bool, tuple)
 
 
 def _enum_holds(values: Any, value: Any) -> bool:
@@ -646,6 +654,7 @@ def check_coerce_value(value: Any, schema: Any, key: str, *, must: bool) -> None
 @example(value=["1", "x", 2.0], schema={"type": "array", "items": {"type": "integer"}}, key="a")
 @example(value={"item": [1]}, schema={"type": "array"}, key="a")
 @example(value=[1, "\ud800" * 70], schema={"type": "integer"}, key="a")
+@example(value={}, schema={"type": "object", "properties": {}, "additionalProperties": UNTOUCHED}, key="days")
 def test_coerce_value_under_drawn_schemas(value: Any, schema: Any, key: str) -> None:
     check_coerce_value(value, schema, key, must=must_answer(value, schema))
 
