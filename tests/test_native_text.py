@@ -22,7 +22,7 @@ from toolparse.engine import native
 from toolparse.engine.compile import compile_grammar
 from toolparse.engine.declare import Term
 from toolparse.engine.lexicon import Hit
-from toolparse.engine.text import ANSWER, REASONING_CLOSE, REASONING_OPEN, TextScanner
+from toolparse.engine.text import ANSWER, REASONING_CLOSE, REASONING_OPEN, TextScanner, ToolNames
 from toolparse.errors import InvalidOptionError
 from toolparse.fuzz import outputs, parser_options, splits
 from toolparse.grammars import auto_tables, get_grammar, grammar_names
@@ -116,20 +116,6 @@ def test_the_scanners_answer_the_engines_calls_alike(grammar: str, data: st.Data
 # -- scanners driven directly, on Markdown -----------------------------------------------------
 
 
-class Context:
-    """A ``TagContext`` with declared tools and nothing being read."""
-
-    key = None
-    call_name = None
-    property_names = None
-
-    def __init__(self, tool_names: tuple[str, ...] | None) -> None:
-        self.tool_names = tool_names
-
-    def given(self, name: str) -> bool:
-        return False
-
-
 MARKDOWN = [
     *["```", "~~~", "````", "``", "```\n", "```\t\n", "``` \t", "~~~~\n", "   ```", "```py\n"],
     *["> ", ">", "> quote\n", "\n", "\n\n", "   ", "    ", " ", "\t", "text", "x < 4", "\u200b"],
@@ -154,7 +140,7 @@ def test_the_scanners_read_markdown_alike(grammar: str, data: st.DataObject) -> 
     tools = data.draw(st.sampled_from([None, ("f",), ("f", "write")]), label="tools")
     try:
         scanner = TextScanner(
-            compiled, Context(tools), reasoning, answer=data.draw(st.booleans(), label="answer")
+            compiled, ToolNames(tools), reasoning, answer=data.draw(st.booleans(), label="answer")
         )
     except InvalidOptionError:
         return

@@ -176,31 +176,20 @@ impl Ctx {
         let Some(tool) = self.tool(name) else {
             return Ok(None);
         };
-        let schema = tool.schema.bind(py);
-        if let Some(found) = PROPERTY_NAMES.read(schema, Clone::clone) {
-            return Ok(found);
-        }
-        let names = self
-            .obj
-            .bind(py)
-            .call_method1(intern!(py, "property_names_of"), (py_of(py, name)?,))?;
-        let read = if names.is_none() {
-            None
-        } else {
+        PROPERTY_NAMES.get_or_work(tool.schema.bind(py), || {
+            let names = self
+                .obj
+                .bind(py)
+                .call_method1(intern!(py, "property_names_of"), (py_of(py, name)?,))?;
+            if names.is_none() {
+                return Ok(None);
+            }
             let mut points = Vec::new();
             for item in names.try_iter()? {
                 points.push(name_of(item?.downcast::<PyString>()?).code_points());
             }
-            Some(Rc::new(points))
-        };
-        PROPERTY_NAMES.write(schema, |kept| match kept {
-            Some(_) => 0,
-            None => {
-                *kept = Some(read.clone());
-                1
-            }
-        });
-        Ok(read)
+            Ok(Some(Rc::new(points)))
+        })
     }
 
     /// `CallContext.start(name)`: give a new call its index and id and

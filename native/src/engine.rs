@@ -261,20 +261,15 @@ static SPELLED: Kept<Option<Arc<Spelled>>> = Kept::new(MAX_KEPT_OBJECTS);
 /// The native twin of the reference lexicon `lexicon` (its terminals), and
 /// what the text lane needs of it.
 fn twin(lexicon: &Bound<'_, PyAny>) -> PyResult<(Arc<Lexicon>, Arc<TextLexicons>)> {
-    if let Some(found) = LEXICONS.read(lexicon, Clone::clone) {
-        return Ok(found);
-    }
-    let core = Arc::new(
-        PyLexicon::new(lexicon.py(), &lexicon.getattr("terms")?)?
-            .core()
-            .clone(),
-    );
-    let text = Arc::new(TextLexicons::of(Some(&core)));
-    let found = (core, text);
-    LEXICONS.write(lexicon, |kept| {
-        usize::from(kept.replace(found.clone()).is_none())
-    });
-    Ok(found)
+    LEXICONS.get_or_work(lexicon, || {
+        let core = Arc::new(
+            PyLexicon::new(lexicon.py(), &lexicon.getattr("terms")?)?
+                .core()
+                .clone(),
+        );
+        let text = Arc::new(TextLexicons::of(Some(&core)));
+        Ok((core, text))
+    })
 }
 
 /// The native scanner of the reference scanner `scanner`, as it stands, and
@@ -368,59 +363,44 @@ impl ScannerParts {
 /// read once and kept by its identity.
 fn scanner_parts(scanner: &Bound<'_, PyAny>) -> PyResult<Arc<ScannerParts>> {
     static PARTS: Kept<Option<Arc<ScannerParts>>> = Kept::new(MAX_KEPT_OBJECTS);
-    if let Some(parts) = PARTS.read(scanner, Clone::clone) {
-        return Ok(parts);
-    }
-    let parts = Arc::new(ScannerParts::of(scanner)?);
-    PARTS.write(scanner, |kept| {
-        usize::from(kept.replace(parts.clone()).is_none())
-    });
-    Ok(parts)
+    PARTS.get_or_work(scanner, || Ok(Arc::new(ScannerParts::of(scanner)?)))
 }
 
 /// The strings of a Python set, as code points (kept by the set's identity).
 fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<Prefixes> {
-    if let Some(found) = PREFIXES.read(set, Clone::clone) {
-        return Ok(found);
-    }
-    let mut out = FxHashSet::default();
-    for item in set.try_iter()? {
-        out.insert(points_of(item?.downcast::<PyString>()?));
-    }
-    let out = Arc::new(out);
-    PREFIXES.write(set, |kept| usize::from(kept.replace(out.clone()).is_none()));
-    Ok(out)
+    PREFIXES.get_or_work(set, || {
+        let mut out = FxHashSet::default();
+        for item in set.try_iter()? {
+            out.insert(points_of(item?.downcast::<PyString>()?));
+        }
+        Ok(Arc::new(out))
+    })
 }
 
 type Spelled = Vec<(Vec<u32>, LTag, Vec<u32>)>;
 
 fn spelled_of(scanner: &Bound<'_, PyAny>) -> PyResult<Arc<Spelled>> {
     let spelled = scanner.getattr(intern!(scanner.py(), "spelled"))?;
-    if let Some(found) = SPELLED.read(&spelled, Clone::clone) {
-        return Ok(found);
-    }
-    let mut out = Vec::new();
-    for item in spelled.call_method0("items")?.try_iter()? {
-        let item = item?;
-        let (literal, (term, name)): (
-            Bound<'_, PyString>,
-            (Bound<'_, PyAny>, Bound<'_, PyString>),
-        ) = item.extract()?;
-        let tag = match rt::lexicon_terminal(&crate::tables::Terminal::read(&term)?) {
-            Some(LTerminal::Tag(tag)) => tag,
-            _ => {
-                return Err(PyValueError::new_err(
-                    "a spelled tool tag that is no tag term",
-                ))
-            }
-        };
-        out.push((points_of(&literal), tag, points_of(&name)));
-    }
-    let out = Arc::new(out);
-    SPELLED.write(&spelled, |kept| {
-        usize::from(kept.replace(out.clone()).is_none())
-    });
-    Ok(out)
+    SPELLED.get_or_work(&spelled, || {
+        let mut out = Vec::new();
+        for item in spelled.call_method0("items")?.try_iter()? {
+            let item = item?;
+            let (literal, (term, name)): (
+                Bound<'_, PyString>,
+                (Bound<'_, PyAny>, Bound<'_, PyString>),
+            ) = item.extract()?;
+            let tag = match rt::lexicon_terminal(&crate::tables::Terminal::read(&term)?) {
+                Some(LTerminal::Tag(tag)) => tag,
+                _ => {
+                    return Err(PyValueError::new_err(
+                        "a spelled tool tag that is no tag term",
+                    ))
+                }
+            };
+            out.push((points_of(&literal), tag, points_of(&name)));
+        }
+        Ok(Arc::new(out))
+    })
 }
 
 impl Engine {

@@ -585,16 +585,8 @@ struct Typed {
 /// [`kinds_of`], kept by the schema's identity (a tool's schema serves every
 /// call; like the typer's plans, a schema is taken not to change once used).
 fn kept_kinds(schema: &Bound<'_, PyDict>) -> PyResult<Option<Typed>> {
-    // (None: not worked out yet)
     static KEPT: Kept<Option<Option<Typed>>> = Kept::new(4096);
-    if let Some(kinds) = KEPT.read(schema.as_any(), |kinds| *kinds) {
-        return Ok(kinds);
-    }
-    let kinds = kinds_of(schema)?;
-    KEPT.write(schema.as_any(), |kept| {
-        usize::from(kept.replace(kinds).is_none())
-    });
-    Ok(kinds)
+    KEPT.get_or_work(schema.as_any(), || kinds_of(schema))
 }
 
 fn kinds_of(schema: &Bound<'_, PyDict>) -> PyResult<Option<Typed>> {

@@ -103,6 +103,29 @@ impl<V> Kept<V> {
     }
 }
 
+impl<T: Clone> Kept<Option<T>> {
+    /// The value kept for `object`, or else what `work` makes of it (with the
+    /// lock released: it may call Python), kept from then on.
+    pub fn get_or_work(
+        &self,
+        object: &Bound<'_, PyAny>,
+        work: impl FnOnce() -> PyResult<T>,
+    ) -> PyResult<T> {
+        if let Some(found) = self.read(object, Clone::clone) {
+            return Ok(found);
+        }
+        let value = work()?;
+        self.write(object, |kept| match kept {
+            Some(_) => 0, // (kept meanwhile: nothing let go under the lock)
+            None => {
+                *kept = Some(value.clone());
+                1
+            }
+        });
+        Ok(value)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -64,9 +64,9 @@ _MAX_FENCE = 64  # a longer run of fence characters counts as this long
 _MAX_TRAIL = 64  # spaces looked past after a closing fence
 
 
-class _ToolNames:
-    """The tag context of a scanner that only the native core reads: the
-    declared tools' names, and no call."""
+class ToolNames:
+    """A tag context with declared tools and nothing being read: that of a
+    scanner only the native core reads (and of tests that drive a scanner)."""
 
     __slots__ = ("tool_names",)
     key = None
@@ -88,7 +88,7 @@ def shared_scanner(
     built for them. The native core reads it once, as it starts, and copies it
     before switching grammars (``grammar="auto"``): it never changes. A parser
     is built per request, and building a scanner was a fifth of that."""
-    return TextScanner(grammar, _ToolNames(tool_names), reasoning, answer=answer)
+    return TextScanner(grammar, ToolNames(tool_names), reasoning, answer=answer)
 
 
 class TextScanner:
