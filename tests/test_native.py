@@ -89,16 +89,19 @@ def test_the_engines_agree_in_one_character_deltas(
 
 
 # (pieces of prose that cut and complete the openers of grammars whose openers
-# begin with letters or "<": the text and prefix lanes hold and let go of them)
+# begin with letters or "<": the text and prefix lanes hold and let go of them;
+# the native text lane holds a last `t` itself, and lets it go with a delta of
+# text a byte a code point, ASCII or not, or hands it to the prefix lane)
 _CUT_PIECES = [
-    *("t", "to", "to=", "he "),
+    *("t", "to", "to=", "he ", "tt", "t<", "tü", "ÿ"),
     *("function", " call", "func", "tools", "functools"),
-    *("<", "<tool", "3 ", "\n", "é", "x"),
+    *("<", "<tool", "3 ", "\n", "é", "\u2013", "x", "`", "```\n"),
+    *("to=self<|message|>", "<|message|>", "<|eom|>", "<|start|>assistant"),
 ]
 
 
 @needs_native
-@pytest.mark.parametrize("grammar", ["muse", "gigachat3", "phi4-mini", "hermes"])
+@pytest.mark.parametrize("grammar", ["muse", "gpt-oss", "gigachat3", "phi4-mini", "hermes"])
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_the_engines_agree_on_prose_that_cuts_openers(grammar: str, data: st.DataObject) -> None:

@@ -15,7 +15,6 @@
 //! state and step is the reference's, so that a difference found by the
 //! differential tests points at one function in each.
 
-use crate::fxhash::FxHashSet;
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
@@ -246,7 +245,7 @@ fn find_seq(text: &[u32], seq: &[u32], from: usize, to: usize) -> Option<usize> 
 }
 
 /// A set of held texts (the proper prefixes of a grammar's literals).
-pub type Prefixes = Arc<FxHashSet<Vec<u32>>>;
+pub type Prefixes = Arc<crate::prefixes::PrefixSet>;
 
 // What the native engine reads off Python objects that the grammar's caches
 // keep (lexicons, prefix sets, spelled tool tags, the shared scanner) is read
@@ -369,11 +368,11 @@ fn scanner_parts(scanner: &Bound<'_, PyAny>) -> PyResult<Arc<ScannerParts>> {
 /// The strings of a Python set, as code points (kept by the set's identity).
 fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<Prefixes> {
     PREFIXES.get_or_work(set, || {
-        let mut out = FxHashSet::default();
+        let mut out = Vec::new();
         for item in set.try_iter()? {
-            out.insert(points_of(item?.downcast::<PyString>()?));
+            out.push(points_of(item?.downcast::<PyString>()?));
         }
-        Ok(Arc::new(out))
+        Ok(Arc::new(crate::prefixes::PrefixSet::new(out)))
     })
 }
 

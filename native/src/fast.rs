@@ -93,6 +93,11 @@ pub struct Lane {
     /// (text lane) the second look of `still_plain` at such text, where it
     /// takes a delta as it stands (see [`Pairs`]).
     pairs: Option<Arc<Pairs>>,
+    /// (text lane) one character held, prose's last that may begin an opener
+    /// (gpt-oss's and Muse's `t`): the reference's prefix lane, kept inside
+    /// the text lane while the next delta is plainly text (see
+    /// `Engine::after_held`), made one where it is not (`Engine::release_held`).
+    held: Option<u8>,
 }
 
 const UNBOUNDED: i64 = i64::MAX;
@@ -115,6 +120,15 @@ impl Lane {
             prefixes: None,
             code: false,
             pairs: None,
+            held: None,
+        }
+    }
+
+    /// The lane's name, as the reference's (`Engine.lane`).
+    pub fn name(&self) -> &'static str {
+        match self.held {
+            Some(_) => LaneKind::Prefix.name(),
+            None => self.kind.name(),
         }
     }
 
@@ -320,14 +334,13 @@ impl Engine {
                 let n = pyo3::ffi::PyUnicode_GET_LENGTH(text) as usize;
                 let bytes =
                     std::slice::from_raw_parts(pyo3::ffi::PyUnicode_DATA(text) as *const u8, n);
-                if lane.latin1.takes(bytes) {
-                    return true;
-                }
-                // (the text lane: what `still_plain` would take as it stands)
-                if lane
-                    .pairs
-                    .as_ref()
-                    .is_some_and(|p| p.takes(bytes, &lane.latin1))
+                // (the text lane: what `still_plain` would take as it stands, a
+                // stop that begins no literal passed over)
+                if lane.latin1.takes(bytes)
+                    || lane
+                        .pairs
+                        .as_ref()
+                        .is_some_and(|p| p.takes(bytes, &lane.latin1))
                 {
                     return true;
                 }
@@ -363,6 +376,12 @@ impl Engine {
         let n = unsafe { pyo3::ffi::PyUnicode_GET_LENGTH(delta.as_ptr()) } as i64;
         if self.takes(lane, delta) {
             if kind == LaneKind::Text {
+                if let Some(held) = lane.held {
+                    return Ok(match self.after_held(py, delta, held)? {
+                        Some(events) => Taken::Events(events),
+                        None => Taken::Read(true),
+                    });
+                }
                 self.offset += n;
                 return Ok(Taken::Events(one(
                     py,
@@ -599,11 +618,37 @@ impl Engine {
         let Some(lane) = self.lane.as_ref() else {
             return Ok(None);
         };
-        let openers = self.plain_openers(lane.code);
-        // (read in place: most such deltas are text as they stand)
+        if lane.held.is_some() {
+            self.release_held();
+            return self.lengthens_prefix(py, delta);
+        }
         // (safe: a str, with the GIL held)
-        let (end, n) = unsafe {
-            crate::with_units!(delta.as_ptr(), units => (plain_up_to(units, openers), units.len()))
+        let bytes = unsafe { latin1_bytes(delta) };
+        let (end, n) = match bytes {
+            // (prose ending in an opener's first character: the search's answer,
+            // without it; the character held in the lane)
+            Some(bytes)
+                if lane
+                    .pairs
+                    .as_ref()
+                    .is_some_and(|p| p.cut_at_end(bytes, &lane.latin1)) =>
+            {
+                let last = bytes[bytes.len() - 1];
+                if lane
+                    .prefixes
+                    .as_ref()
+                    .is_some_and(|p| p.contains(&[last.into()]))
+                {
+                    return self.hold(py, delta, last).map(Some);
+                }
+                (Some(bytes.len() - 1), bytes.len())
+            }
+            // (read in place: most such deltas are text as they stand)
+            // (safe: a str, with the GIL held)
+            _ => unsafe {
+                let openers = self.plain_openers(lane.code);
+                crate::with_units!(delta.as_ptr(), units => (plain_up_to(units, openers), units.len()))
+            },
         };
         let Some(end) = end else {
             return Ok(None);
@@ -632,6 +677,83 @@ impl Engine {
         }
         self.offset += end as i64;
         Ok(Some(one(py, events::text_event(py, text.as_any())?)?))
+    }
+
+    /// `still_plain`'s answer to a delta of text a byte a code point whose
+    /// last character, `last`, alone may begin an opener: the text before it
+    /// is text, and it is held (in the text lane: see [`Lane::held`]).
+    fn hold<'py>(
+        &mut self,
+        py: Python<'py>,
+        delta: &Bound<'py, PyString>,
+        last: u8,
+    ) -> PyResult<Bound<'py, PyList>> {
+        self.held.clear();
+        self.held.push(last.into());
+        self.prefix.clone_from(&self.held);
+        if let Some(lane) = self.lane.as_mut() {
+            lane.held = Some(last);
+        }
+        // (safe: a str)
+        let end = unsafe { pyo3::ffi::PyUnicode_GET_LENGTH(delta.as_ptr()) } as usize - 1;
+        if end == 0 {
+            return Ok(PyList::empty(py));
+        }
+        self.offset += end as i64;
+        one(
+            py,
+            events::text_event(py, substring(py, delta, end)?.as_any())?,
+        )
+    }
+
+    /// The reference's prefix lane for the character the text lane holds.
+    fn release_held(&mut self) {
+        let prefixes = self.lane.as_mut().and_then(|lane| lane.prefixes.take());
+        if let Some(prefixes) = prefixes {
+            self.lane = Some(self.prefix_lane(prefixes));
+        }
+    }
+
+    /// The text lane holding `held` (see [`Lane::held`]) takes `delta` as it
+    /// stands: where the two are plainly text (`plain_after_held`), they are,
+    /// and the lane holds nothing; otherwise the reference's prefix lane
+    /// reads it (`_lengthens_prefix`; None: the full path reads it).
+    #[inline(never)] // (off the lanes' hot path: see Engine::feed)
+    fn after_held<'py>(
+        &mut self,
+        py: Python<'py>,
+        delta: &Bound<'py, PyString>,
+        held: u8,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        self.bug(py, "prefix")?;
+        let Some(lane) = self.lane.as_ref() else {
+            return Ok(None);
+        };
+        // (safe: a str, with the GIL held)
+        let bytes = unsafe { latin1_bytes(delta) }.filter(|bytes| {
+            bytes.first().is_some_and(|&next| {
+                lane.prefixes
+                    .as_ref()
+                    .is_some_and(|p| !p.may_begin(held.into(), next.into()))
+                    && lane
+                        .pairs
+                        .as_ref()
+                        .is_some_and(|p| p.passes(held.into(), next))
+            })
+        });
+        let Some(bytes) = bytes else {
+            self.release_held();
+            return self.lengthens_prefix(py, delta);
+        };
+        let text = joined_latin1(py, held, bytes)?;
+        self.held.clear();
+        self.prefix.clear();
+        self.gathered.clear();
+        if let Some(lane) = self.lane.as_mut() {
+            lane.held = None;
+        }
+        self.offset += bytes.len() as i64 + 1;
+        one(py, events::text_event(py, text.as_any())?).map(Some)
     }
 
     /// `_to_reasoning`: reasoning with nothing that may begin its closer.
@@ -693,6 +815,9 @@ impl Engine {
         delta: &Bound<'py, PyString>,
     ) -> PyResult<Option<Bound<'py, PyList>>> {
         self.bug(py, "prefix")?;
+        if let Some(events) = self.plain_after_held(py, delta)? {
+            return Ok(Some(events));
+        }
         let start = self.prefix.len();
         // (safe: a str, with the GIL held)
         unsafe {
@@ -722,6 +847,51 @@ impl Engine {
         } = self;
         gathered.extend_from_slice(&prefix[start..]);
         Ok(Some(PyList::empty(py)))
+    }
+
+    /// `lengthens_prefix`'s answer where it is plain to see (prose that held
+    /// one character, gpt-oss's or Muse's `t`, and goes on): outside a call,
+    /// one held character, then a delta of text a byte a code point that the
+    /// text lane takes, and neither a held text nor an opener begins with the
+    /// held character and the delta's first. What `text_after_prefix` answers
+    /// then: the held text and the delta are text, and the text lane is armed
+    /// again. None: not so.
+    fn plain_after_held<'py>(
+        &mut self,
+        py: Python<'py>,
+        delta: &Bound<'py, PyString>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let [held] = self.prefix[..] else {
+            return Ok(None);
+        };
+        // (safe: a str, with the GIL held)
+        let Some(bytes) = (unsafe { latin1_bytes(delta) }) else {
+            return Ok(None);
+        };
+        let Some(&next) = bytes.first() else {
+            return Ok(None);
+        };
+        let prefixes = self.lane.as_ref().and_then(|l| l.prefixes.as_ref());
+        if self.machine.is_some() || prefixes.is_none_or(|p| p.may_begin(held, next.into())) {
+            return Ok(None);
+        }
+        let Some(lane) = self.text_lane() else {
+            return Ok(None);
+        };
+        let plain = lane
+            .pairs
+            .as_ref()
+            .is_some_and(|pairs| pairs.passes(held, next) && pairs.takes(bytes, &lane.latin1));
+        if !plain {
+            return Ok(None);
+        }
+        let text = joined_latin1(py, held as u8, bytes)?;
+        self.held.clear();
+        self.prefix.clear();
+        self.gathered.clear();
+        self.lane = Some(lane);
+        self.offset += bytes.len() as i64 + 1;
+        Ok(Some(one(py, events::text_event(py, text.as_any())?)?))
     }
 
     /// `_text_after_prefix`: the held text and the delta after it begin no
@@ -1014,6 +1184,32 @@ fn plain_up_to<T: Unit>(text: &[T], literals: Option<&crate::scan::Literals>) ->
         Found::Nothing => Some(text.len()),
         Found::Whole => None,
         Found::Cut(p) => Some(p),
+    }
+}
+
+/// The text of `text`, where it is stored a byte a code point. Unsafe: `text`
+/// must be a `str`, the GIL held.
+unsafe fn latin1_bytes<'a>(text: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
+    let text = text.as_ptr();
+    (pyo3::ffi::PyUnicode_KIND(text) == pyo3::ffi::PyUnicode_1BYTE_KIND).then(|| {
+        let n = pyo3::ffi::PyUnicode_GET_LENGTH(text) as usize;
+        std::slice::from_raw_parts(pyo3::ffi::PyUnicode_DATA(text) as *const u8, n)
+    })
+}
+
+/// The string of `first` then `rest` (code points below 256).
+fn joined_latin1<'py>(py: Python<'py>, first: u8, rest: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    let n = rest.len() + 1;
+    let widest = rest.iter().fold(first, |a, &b| a | b);
+    let most = if widest < 0x80 { 0x7F } else { 0xFF };
+    // (safe: a new string of that many code points, each written before it is seen)
+    unsafe {
+        let obj = pyo3::ffi::PyUnicode_New(n as pyo3::ffi::Py_ssize_t, most);
+        let text = Bound::from_owned_ptr_or_err(py, obj)?;
+        let data = pyo3::ffi::PyUnicode_DATA(obj) as *mut u8;
+        *data = first;
+        std::ptr::copy_nonoverlapping(rest.as_ptr(), data.add(1), rest.len());
+        Ok(text.downcast_into_unchecked())
     }
 }
 

@@ -52,6 +52,7 @@ pub mod machine;
 pub mod markers;
 pub mod pieces;
 pub mod points;
+pub mod prefixes;
 pub mod pyengine;
 pub mod pyjson;
 pub mod pylexicon;

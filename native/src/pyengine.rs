@@ -225,7 +225,7 @@ impl Core {
             .ok_or_else(not_started)?
             .lane
             .as_ref()
-            .map(|l| l.kind.name()))
+            .map(|l| l.name()))
     }
 
     /// Stream position of the first character not yet in an event.

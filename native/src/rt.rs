@@ -485,14 +485,14 @@ fn auto_of(auto: &Bound<'_, PyAny>) -> PyResult<AutoRt> {
     })
 }
 
-fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<crate::fxhash::FxHashSet<Vec<u32>>> {
-    let mut out = crate::fxhash::FxHashSet::default();
+fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<crate::prefixes::PrefixSet> {
+    let mut out = Vec::new();
     for item in set.try_iter()? {
         let item = item?;
         let s = item.downcast::<PyString>()?;
-        out.insert(crate::pylexicon::name_of(s).code_points());
+        out.push(crate::pylexicon::name_of(s).code_points());
     }
-    Ok(out)
+    Ok(crate::prefixes::PrefixSet::new(out))
 }
 
 /// The runtime tables of the Python `CompiledGrammar` `compiled` (read once,

@@ -456,8 +456,9 @@ impl Literals {
 pub struct Pairs {
     /// For each byte: 0 where a stop there always stops (no literal begins
     /// with it, one is that single character, or it is a newline), otherwise
-    /// 1 + the index of the bitmap of the bytes that may follow it.
+    /// the index of the bitmap of the bytes that may follow it.
     slot: [u8; 256],
+    /// The bitmaps; the first (slot 0) holds every byte.
     seconds: Vec<[u64; 4]>,
 }
 
@@ -466,7 +467,7 @@ impl Pairs {
     pub fn of(literals: &Literals) -> Option<Pairs> {
         let mut pairs = Pairs {
             slot: [0; 256],
-            seconds: Vec::new(),
+            seconds: vec![[!0; 4]],
         };
         for (first, words) in &literals.groups {
             // (a newline stops the text lane whatever follows it)
@@ -480,13 +481,13 @@ impl Pairs {
                     seconds[(word[1] >> 6) as usize] |= 1 << (word[1] & 63);
                 }
             }
-            if pairs.seconds.len() >= 255 {
+            if pairs.seconds.len() > 255 {
                 break;
             }
-            pairs.seconds.push(seconds);
             pairs.slot[*first as usize] = pairs.seconds.len() as u8;
+            pairs.seconds.push(seconds);
         }
-        (!pairs.seconds.is_empty()).then_some(pairs)
+        (pairs.seconds.len() > 1).then_some(pairs)
     }
 
     /// Whether `bytes` (not empty) is text as it stands for a lane whose
@@ -494,21 +495,48 @@ impl Pairs {
     /// of literals only, and the byte after it (there is one) the second of none.
     #[inline]
     pub fn takes(&self, bytes: &[u8], lane: &Latin1Takes) -> bool {
-        let n = bytes.len();
-        for (i, &b) in bytes.iter().enumerate() {
-            if lane.takes_byte(b) {
-                continue;
-            }
-            let slot = self.slot[b as usize] as usize;
-            if slot == 0 || i + 1 == n {
-                return false;
-            }
-            let next = bytes[i + 1];
-            if self.seconds[slot - 1][(next >> 6) as usize] >> (next & 63) & 1 != 0 {
-                return false;
-            }
+        bytes
+            .last()
+            .is_some_and(|&last| lane.takes_byte(last) && self.none_begins_before_last(bytes, lane))
+    }
+
+    /// Whether only the last byte of `bytes` may begin a literal, and does:
+    /// one of two characters or more, cut by the end (what
+    /// [`Literals::found_in`] answers as `Found::Cut(len - 1)`: prose that
+    /// ends in gpt-oss's or Muse's `t`).
+    pub fn cut_at_end(&self, bytes: &[u8], lane: &Latin1Takes) -> bool {
+        bytes.last().is_some_and(|&last| {
+            !lane.takes_byte(last)
+                && self.slot[last as usize] != 0
+                && self.none_begins_before_last(bytes, lane)
+        })
+    }
+
+    /// Whether no literal begins at `first` (a character this lane stops at)
+    /// where `next` follows it: it begins literals only, and `next` is the
+    /// second of none.
+    pub fn passes(&self, first: u32, next: u8) -> bool {
+        first < 256 && self.slot[first as usize] != 0 && self.second_of(first as u8, next) == 0
+    }
+
+    /// 1 where `next` may follow `first` in a literal, or `first` always stops.
+    #[inline]
+    fn second_of(&self, first: u8, next: u8) -> u64 {
+        let seconds = &self.seconds[usize::from(self.slot[usize::from(first)])];
+        seconds[usize::from(next >> 6)] >> (next & 63) & 1
+    }
+
+    /// Whether no literal begins before the last byte of `bytes`. (Each byte
+    /// is looked at, with no branch on what it is: which bytes are stops is
+    /// the text's chance, which a branch would guess wrong.)
+    #[inline]
+    fn none_begins_before_last(&self, bytes: &[u8], lane: &Latin1Takes) -> bool {
+        let mut begins = 0u64;
+        for pair in bytes.windows(2) {
+            let stops = u64::from(!lane.takes_byte(pair[0]));
+            begins |= stops & self.second_of(pair[0], pair[1]);
         }
-        n > 0
+        begins == 0
     }
 }
 
@@ -569,13 +597,30 @@ mod tests {
                 texts.dedup();
             }
             let mut taken = 0;
+            let (mut cut, mut passed) = (0, 0);
             for text in &texts {
                 if pairs.takes(text, &lane) {
                     taken += 1;
                     assert!(!text.contains(&10), "{text:?}");
                     assert_eq!(literals.found_in(text), Found::Nothing, "{set:?} {text:?}");
                 }
+                if pairs.cut_at_end(text, &lane) {
+                    cut += 1;
+                    assert!(!text.contains(&10), "{text:?}");
+                    let at = Found::Cut(text.len() - 1);
+                    assert_eq!(literals.found_in(text), at, "{set:?} {text:?}");
+                }
+                // (a held first character, then text the lane takes)
+                if let [first, rest @ ..] = &text[..] {
+                    let rest_taken = lane.takes(rest) || pairs.takes(rest, &lane);
+                    if rest_taken && pairs.passes(u32::from(*first), rest[0]) {
+                        passed += 1;
+                        assert!(!lane.takes_byte(*first), "{text:?}");
+                        assert_eq!(literals.found_in(text), Found::Nothing, "{set:?} {text:?}");
+                    }
+                }
             }
+            assert!(cut > 0 && passed > 0, "{set:?}");
             // (and it takes text the bitmap alone would stop at)
             assert!(
                 taken > texts.iter().filter(|t| lane.takes(t)).count(),
@@ -595,6 +640,16 @@ mod tests {
         assert!(!pairs.takes(b"", &lane));
         assert!(pairs.takes(b"a <b", &lane));
         assert!(!pairs.takes(b"a <x", &lane));
+        assert!(pairs.cut_at_end(b"cat", &lane));
+        assert!(pairs.cut_at_end(b"t", &lane));
+        assert!(!pairs.cut_at_end(b"a to", &lane));
+        assert!(!pairs.cut_at_end(b"to t", &lane));
+        assert!(!pairs.cut_at_end(b"cats", &lane));
+        assert!(!pairs.cut_at_end(b"", &lane));
+        assert!(pairs.passes(u32::from(b't'), b'h'));
+        assert!(!pairs.passes(u32::from(b't'), b'o'));
+        assert!(!pairs.passes(u32::from(b'a'), b'h'));
+        assert!(!pairs.passes(0x2013, b'h'));
     }
 
     #[test]
