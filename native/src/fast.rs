@@ -715,9 +715,11 @@ impl Engine {
     }
 
     /// The text lane holding `held` (see [`Lane::held`]) takes `delta` as it
-    /// stands: where the two are plainly text (`plain_after_held`), they are,
-    /// and the lane holds nothing; otherwise the reference's prefix lane
-    /// reads it (`_lengthens_prefix`; None: the full path reads it).
+    /// stands. Where no held text begins with `held` and the delta's first
+    /// character (what `_lengthens_prefix` asks), nor an opener of the lane
+    /// (what `_text_after_prefix` asks: in code, the held texts are more than
+    /// its openers), the two are text and the lane holds nothing; otherwise
+    /// the reference's prefix lane reads it (None: the full path reads it).
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn after_held<'py>(
         &mut self,
@@ -815,9 +817,6 @@ impl Engine {
         delta: &Bound<'py, PyString>,
     ) -> PyResult<Option<Bound<'py, PyList>>> {
         self.bug(py, "prefix")?;
-        if let Some(events) = self.plain_after_held(py, delta)? {
-            return Ok(Some(events));
-        }
         let start = self.prefix.len();
         // (safe: a str, with the GIL held)
         unsafe {
@@ -847,51 +846,6 @@ impl Engine {
         } = self;
         gathered.extend_from_slice(&prefix[start..]);
         Ok(Some(PyList::empty(py)))
-    }
-
-    /// `lengthens_prefix`'s answer where it is plain to see (prose that held
-    /// one character, gpt-oss's or Muse's `t`, and goes on): outside a call,
-    /// one held character, then a delta of text a byte a code point that the
-    /// text lane takes, and neither a held text nor an opener begins with the
-    /// held character and the delta's first. What `text_after_prefix` answers
-    /// then: the held text and the delta are text, and the text lane is armed
-    /// again. None: not so.
-    fn plain_after_held<'py>(
-        &mut self,
-        py: Python<'py>,
-        delta: &Bound<'py, PyString>,
-    ) -> PyResult<Option<Bound<'py, PyList>>> {
-        let [held] = self.prefix[..] else {
-            return Ok(None);
-        };
-        // (safe: a str, with the GIL held)
-        let Some(bytes) = (unsafe { latin1_bytes(delta) }) else {
-            return Ok(None);
-        };
-        let Some(&next) = bytes.first() else {
-            return Ok(None);
-        };
-        let prefixes = self.lane.as_ref().and_then(|l| l.prefixes.as_ref());
-        if self.machine.is_some() || prefixes.is_none_or(|p| p.may_begin(held, next.into())) {
-            return Ok(None);
-        }
-        let Some(lane) = self.text_lane() else {
-            return Ok(None);
-        };
-        let plain = lane
-            .pairs
-            .as_ref()
-            .is_some_and(|pairs| pairs.passes(held, next) && pairs.takes(bytes, &lane.latin1));
-        if !plain {
-            return Ok(None);
-        }
-        let text = joined_latin1(py, held as u8, bytes)?;
-        self.held.clear();
-        self.prefix.clear();
-        self.gathered.clear();
-        self.lane = Some(lane);
-        self.offset += bytes.len() as i64 + 1;
-        Ok(Some(one(py, events::text_event(py, text.as_any())?)?))
     }
 
     /// `_text_after_prefix`: the held text and the delta after it begin no
