@@ -317,7 +317,7 @@ def test_misuse_is_loud() -> None:
         Tool("t", parameters={"type": "string"})
 
 
-def test_a_list_of_the_same_tools_is_normalized_once_and_one_with_a_dict_each_time() -> None:
+def test_a_list_of_the_same_tools_is_normalized_once() -> None:
     from toolparse.tools import normalize_tools
 
     weather, search = Tool("get_weather"), Tool("search")
@@ -333,6 +333,140 @@ def test_a_list_of_the_same_tools_is_normalized_once_and_one_with_a_dict_each_ti
         normalize_tools([weather, weather])
     with pytest.raises(InvalidToolError, match="two tools"):  # (and again: a failure is not kept)
         normalize_tools([weather, weather])
+
+
+def _weather_spec(city: str = "city") -> dict[str, Any]:
+    """A new dict each time, as each request's JSON brings its tools."""
+    return {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": {
+                "type": "object",
+                "properties": {city: {"type": "string"}, "days": {"type": "integer", "minimum": 1}},
+                "required": [city],
+            },
+        },
+    }
+
+
+def test_tools_given_as_dicts_are_normalized_once_by_their_content() -> None:
+    from toolparse.tools import normalize_tools
+
+    first = normalize_tools([_weather_spec()])
+    assert first is not None and normalize_tools([_weather_spec()]) is first  # (new dicts, same content)
+    assert normalize_tools((_weather_spec(),)) is first
+    # what is kept was read from toolparse's own copy: the caller's dicts changing
+    # afterwards changes nothing kept, and changed dicts are read again
+    spec = _weather_spec()
+    kept = normalize_tools([spec])
+    spec["function"]["parameters"]["properties"]["city"]["type"] = "integer"
+    assert kept is first and first[0].parameters["properties"]["city"] == {"type": "string"}
+    changed = normalize_tools([spec])
+    assert changed is not None and changed[0].parameters["properties"]["city"] == {"type": "integer"}
+    assert normalize_tools([_weather_spec()]) is first
+
+
+def test_tools_kept_by_content_tell_exact_types_apart() -> None:
+    from toolparse.tools import normalize_tools
+
+    def with_minimum(minimum: object) -> dict[str, Any]:
+        spec = _weather_spec()
+        spec["function"]["parameters"]["properties"]["days"]["minimum"] = minimum
+        return spec
+
+    minimums = [1, True, 1.0]  # (equal in Python, not the same schema)
+    for minimum in minimums:
+        tools = normalize_tools([with_minimum(minimum)])
+        assert tools is not None
+        given = tools[0].parameters["properties"]["days"]["minimum"]
+        assert type(given) is type(minimum)
+    keyed_by_int = _weather_spec()
+    keyed_by_int["function"]["parameters"]["properties"] = {1: {"type": "string"}}
+    tools = normalize_tools([keyed_by_int])
+    assert tools is not None and list(tools[0].parameters["properties"]) == [1]
+    # a list and a tuple spell differently: a tuple where a list must be still fails
+    as_tuple = _weather_spec()
+    as_tuple["function"]["parameters"]["required"] = ("city",)
+    normalize_tools([_weather_spec()])
+    with pytest.raises(InvalidToolError, match="required"):
+        normalize_tools([as_tuple])
+    # a failure is not kept
+    for _ in range(2):
+        with pytest.raises(InvalidToolError, match="two tools"):
+            normalize_tools([_weather_spec(), _weather_spec()])
+
+    class Schema(dict[str, Any]):  # (not a dict to marshal: read each time, as before)
+        pass
+
+    subclassed = _weather_spec()
+    subclassed["function"]["parameters"] = Schema(subclassed["function"]["parameters"])
+    assert normalize_tools([subclassed]) is not normalize_tools([subclassed])
+
+
+def test_the_tools_kept_by_content_are_bounded() -> None:
+    from toolparse import tools as tools_module
+
+    for k in range(tools_module._MAX_KEPT_TOOLSETS + 10):
+        tools_module.normalize_tools([_weather_spec(f"city_{k}")])
+        assert len(tools_module._KEPT_BY_CONTENT) <= tools_module._MAX_KEPT_TOOLSETS
+    assert tools_module._kept_content_bytes <= tools_module._MAX_KEPT_CONTENT_BYTES
+    huge = _weather_spec("x" * (tools_module._MAX_KEPT_CONTENT_BYTES + 1))
+    assert tools_module.normalize_tools([huge]) is not tools_module.normalize_tools([huge])
+
+
+def test_many_or_large_tools_are_not_keyed_by_content(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Their key would cost more than it saves (it costs their size, normalizing
+    them their number): building a parser stays as cheap as before for them."""
+    from toolparse import tools as tools_module
+
+    keyed: list[object] = []
+    key = tools_module._content_key
+
+    def counted(tools: Any) -> bytes | None:
+        keyed.append(tools)
+        return key(tools)
+
+    monkeypatch.setattr(tools_module, "_content_key", counted)
+    many = [{"name": f"tool_{k}"} for k in range(tools_module._MAX_KEYED_TOOLS + 1)]
+    large = _weather_spec()
+    properties = large["function"]["parameters"]["properties"]
+    properties.update({f"p{k}": {"type": "string"} for k in range(tools_module._MAX_KEYED_PROPERTIES)})
+    for tools in (many, [large]):
+        assert tools_module.normalize_tools(tools) is not tools_module.normalize_tools(tools)
+    assert keyed == []
+    few = many[: tools_module._MAX_KEYED_TOOLS]
+    assert tools_module.normalize_tools(few) is tools_module.normalize_tools(few) and keyed == [few, few]
+
+
+def test_a_parser_per_request_with_the_same_tool_dicts_plans_their_members_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Kept Tools keep their schemas' identities: the plans cached by them serve
+    every parser, on both engines (the native core asks Python for a member's
+    plan only when its own cache misses)."""
+    import uuid
+
+    from toolparse.engine import calls
+
+    planned: list[str] = []
+    plan = calls._member_plan
+
+    def counted(root: dict[str, Any], key: str) -> Any:
+        planned.append(key)
+        return plan(root, key)
+
+    monkeypatch.setattr(calls, "_member_plan", counted)
+    city = f"city_{uuid.uuid4().hex}"  # (content no earlier test kept)
+    output = (
+        f"<tool_call>\n<function=get_weather>\n<parameter={city}>\nParis\n</parameter>\n"
+        "<parameter=days>\n2\n</parameter>\n</function>\n</tool_call>"
+    )
+    for _ in range(4):
+        parser = StreamParser("qwen3-coder", [_weather_spec(city)])
+        events = parser.feed(output) + parser.close()
+        assert calls_of(events) == [{"name": "get_weather", "arguments": {city: "Paris", "days": 2}}]
+    assert sorted(planned) == sorted([city, "days"])
 
 
 def test_openai_style_tools_are_accepted() -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import marshal
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -148,8 +149,26 @@ _MAX_KEPT_TOOLSETS = 256
 # tools (a parser is built per request, most often with the same tools). The value is
 # the tuple of those same tools: it keeps them alive, so their ids are not reused
 # while the entry lives. A Tool is frozen (and its schema, as everywhere, is taken not
-# to change once used); a dict could change, so a list holding one is never kept.
+# to change once used).
 _KEPT_TOOLSETS: dict[tuple[int, ...], tuple[Tool, ...]] = {}
+
+# Tool lists made of dicts (OpenAI style, as each request's JSON brings them: new dicts
+# every time), normalized once by their content. The key is the list's marshal
+# serialization, which spells each value's exact type (a dict, not a subclass; 1, True
+# and 1.0 apart; a tuple, not a list) and fails on anything else (a Tool, a pydantic model
+# class, a cycle, nesting too deep): equal keys are equal content. The kept Tools are built
+# from the copy that the key reads back as, which toolparse owns, so a caller changing its
+# dicts afterwards changes nothing kept (its next key differs). Kept Tools keep their
+# schemas' identities, so the caches keyed by a schema's identity (member plans, the
+# coercer's plans, the native typer's) serve every parser built with the same tools, not
+# only the first. Bounded in entries and in bytes; only few and small tools are keyed
+# (see _worth_keying).
+_KEPT_BY_CONTENT: dict[bytes, tuple[Tool, ...]] = {}
+_MAX_KEPT_CONTENT_BYTES = 4_000_000
+_kept_content_bytes = 0
+_MAX_KEYED_TOOLS = 8
+_MAX_KEYED_PROPERTIES = 32
+_MARSHAL_VERSION = 2  # (no references between objects: the bytes do not depend on how they are shared)
 
 
 def normalize_tools(tools: Iterable[ToolLike] | None) -> tuple[Tool, ...] | None:
@@ -159,24 +178,78 @@ def normalize_tools(tools: Iterable[ToolLike] | None) -> tuple[Tool, ...] | None
     """
     if tools is None:
         return None
-    key = None
     if type(tools) is list or type(tools) is tuple:
-        key = tuple(map(id, tools))
-        kept = _KEPT_TOOLSETS.get(key)
+        identities = tuple(map(id, tools))
+        kept = _KEPT_TOOLSETS.get(identities)
         if kept is not None:
             return kept
+        if all(type(given) is Tool for given in tools):
+            result = _normalized(tools)
+            if len(_KEPT_TOOLSETS) >= _MAX_KEPT_TOOLSETS:
+                _KEPT_TOOLSETS.clear()
+            _KEPT_TOOLSETS[identities] = result
+            return result
+        content = _content_key(tools) if _worth_keying(tools) else None
+        if content is not None:
+            return _kept_by_content(content)
     elif isinstance(tools, (str, bytes, Mapping)):
         raise InvalidToolError("tools must be a list of tool definitions")
+    return _normalized(tools)
+
+
+def _normalized(tools: Iterable[ToolLike]) -> tuple[Tool, ...]:
     result = tuple(to_tool(t) for t in tools)
     seen: set[str] = set()
     for tool in result:
         if tool.name in seen:
             raise InvalidToolError(f"two tools are named {tool.name!r}")
         seen.add(tool.name)
-    if key is not None and all(type(given) is Tool for given in tools):
-        if len(_KEPT_TOOLSETS) >= _MAX_KEPT_TOOLSETS:
-            _KEPT_TOOLSETS.clear()
-        _KEPT_TOOLSETS[key] = result
+    return result
+
+
+def _worth_keying(tools: Sequence[Any]) -> bool:
+    """Whether ``tools`` are few and small enough that their key costs less than
+    what it saves. The key costs their size (marshal writes every object of
+    their schemas); normalizing them costs their number, and the plans kept
+    with them a few µs for each member a call uses. Looked at to the top
+    level of each schema only: O(number of tools)."""
+    if len(tools) > _MAX_KEYED_TOOLS:
+        return False
+    for spec in tools:
+        body = spec.get("function", spec) if type(spec) is dict else None
+        if type(body) is not dict:
+            return False
+        parameters = body.get("parameters", body.get("input_schema", body.get("schema")))
+        properties = parameters.get("properties") if type(parameters) is dict else None
+        if type(properties) is dict and len(properties) > _MAX_KEYED_PROPERTIES:
+            return False
+    return True
+
+
+def _content_key(tools: Any) -> bytes | None:
+    """``tools`` serialized exactly (see ``_KEPT_BY_CONTENT``), or None where
+    marshal cannot say them."""
+    try:  # (a list or a tuple of tools: the same tools)
+        return marshal.dumps(tools if type(tools) is list else list(tools), _MARSHAL_VERSION)
+    except ValueError:
+        return None
+
+
+def _kept_by_content(key: bytes) -> tuple[Tool, ...]:
+    global _kept_content_bytes
+    kept = _KEPT_BY_CONTENT.get(key)
+    if kept is not None:
+        return kept
+    result = _normalized(marshal.loads(key))
+    if (
+        len(_KEPT_BY_CONTENT) >= _MAX_KEPT_TOOLSETS
+        or _kept_content_bytes + len(key) > _MAX_KEPT_CONTENT_BYTES
+    ):
+        _KEPT_BY_CONTENT.clear()
+        _kept_content_bytes = 0
+    if len(key) <= _MAX_KEPT_CONTENT_BYTES:
+        _KEPT_BY_CONTENT[key] = result
+        _kept_content_bytes += len(key)
     return result
 
 
