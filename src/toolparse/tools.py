@@ -117,6 +117,11 @@ def _model_schema(model: Any) -> dict[str, Any]:
     return schema
 
 
+def _parameters_of(body: Mapping[str, Any]) -> Any:
+    """A tool dict's schema, under any of the names providers give it (None: none)."""
+    return body.get("parameters", body.get("input_schema", body.get("schema")))
+
+
 def to_tool(spec: ToolLike) -> Tool:
     """Accept a :class:`Tool`, an OpenAI-style ``{"type": "function", "function": {...}}``
     dict, or a plain ``{"name", "description", "parameters"}`` dict."""
@@ -134,7 +139,7 @@ def to_tool(spec: ToolLike) -> Tool:
         body = inner
     if "name" not in body:
         raise InvalidToolError(f"tool definition has no 'name': {dict(body)!r}")
-    parameters = body.get("parameters", body.get("input_schema", body.get("schema")))
+    parameters = _parameters_of(body)
     if parameters is None:
         parameters = {"type": "object", "properties": {}}
     description = body.get("description") or ""
@@ -219,7 +224,7 @@ def _worth_keying(tools: Sequence[Any]) -> bool:
         body = spec.get("function", spec) if type(spec) is dict else None
         if type(body) is not dict:
             return False
-        parameters = body.get("parameters", body.get("input_schema", body.get("schema")))
+        parameters = _parameters_of(body)
         properties = parameters.get("properties") if type(parameters) is dict else None
         if type(properties) is dict and len(properties) > _MAX_KEYED_PROPERTIES:
             return False
