@@ -143,6 +143,9 @@ struct Deferred<V> {
     values: Vec<V>,
 }
 
+/// The bytes of argument text a call's buffers hold before they grow.
+const ARGUMENTS_ROOM: usize = 32;
+
 /// `MemberCall` (with its `Call` base): builds one call's arguments object
 /// from named text members.
 ///
@@ -198,11 +201,15 @@ impl<V> MemberCall<V> {
         schemaless: bool,
         literal: bool,
     ) -> Result<Self, H::Error> {
+        // (room for a small call's arguments from the start: a buffer grown
+        // from empty is reallocated three or four times before 32 bytes)
+        let mut scratch = Vec::with_capacity(ARGUMENTS_ROOM);
+        scratch.push(b'{');
         let mut call = MemberCall {
             name,
-            scratch: b"{".to_vec(),
+            scratch,
             written: true,
-            args: Pieces::new(),
+            args: Pieces::with_capacity(ARGUMENTS_ROOM),
             started: false,
             streaming: false,
             problem: None,
@@ -389,9 +396,11 @@ impl<V> MemberCall<V> {
             }
         };
         self.schema = schema;
-        let key = self.key.clone();
+        // (one copy of the key, for the set: the member keeps its own)
+        let key = std::mem::take(&mut self.key);
         self.keys.insert(key.clone());
         self.write_key(&key);
+        self.key = key;
         if self.mode == Mode::Stream {
             self.write(b"\"");
         }

@@ -502,6 +502,19 @@ const DESCRIBED: usize = 60;
 /// points. (`_PLAIN_TEXT`'s shortcut gives the same text.) Only what the
 /// cut keeps is encoded.
 pub fn describe_text<T: Copy + Into<u32>>(text: &[T]) -> Vec<u8> {
+    // (the usual text, short printable ASCII with nothing to escape, is its
+    // own JSON: one buffer, written once)
+    if text.len() + 2 <= DESCRIBED
+        && text
+            .iter()
+            .all(|&c| matches!(c.into(), 0x20..=0x7E) && !matches!(c.into(), 0x22 | 0x5C))
+    {
+        let mut out = Vec::with_capacity(text.len() + 2);
+        out.push(b'"');
+        out.extend(text.iter().map(|&c| c.into() as u8));
+        out.push(b'"');
+        return out;
+    }
     let mut points = vec![0x22];
     let mut escaped = Vec::new();
     let mut whole = true;
@@ -549,7 +562,8 @@ fn simple_key(key: &[u8]) -> bool {
 /// `_child_path("$", key)` of a generalized UTF-8 key.
 pub fn child_path(key: &[u8]) -> Vec<u8> {
     if simple_key(key) {
-        let mut out = b"$.".to_vec();
+        let mut out = Vec::with_capacity(2 + key.len());
+        out.extend_from_slice(b"$.");
         out.extend_from_slice(key);
         return out;
     }
@@ -1038,7 +1052,9 @@ impl<'py> Coercer<'py> {
                 let Some(described) = described.or_else(|| describe_scalar(&new)) else {
                     return Ok(None);
                 };
-                let action = format!("converted to {described}");
+                let mut action = String::with_capacity(13 + described.len());
+                action.push_str("converted to ");
+                action.push_str(&described);
                 self.report(path, expected.name(), &got(), &action)?;
                 Some(value)
             }
@@ -1354,7 +1370,9 @@ fn encode(
     }
     if value.is_exact_instance_of::<pyo3::types::PyInt>() {
         if let Ok(small) = value.extract::<i64>() {
-            out.extend_from_slice(small.to_string().as_bytes());
+            // (written in place: no String made for it)
+            use std::io::Write as _;
+            let _ = write!(out, "{small}");
             return Ok(true);
         }
         // SAFETY: `value` is an int and the GIL is held (`int.__repr__`).
@@ -2063,6 +2081,7 @@ mod tests {
         let describe = |text: &str| String::from_utf8(describe_text(&units(text))).unwrap();
         assert_eq!(describe("abc"), "\"abc\"");
         assert_eq!(describe("a\"b\n"), "\"a\\\"b\\n\"");
+        assert_eq!(describe("a\\b\u{7f}~ "), "\"a\\\\b\u{7f}~ \"");
         assert_eq!(describe(&"x".repeat(58)), format!("\"{}\"", "x".repeat(58)));
         assert_eq!(
             describe(&"x".repeat(59)),

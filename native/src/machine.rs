@@ -671,7 +671,7 @@ impl Machine {
         step: &Step,
         start: usize,
         mut end: usize,
-        hit_name: Option<Vec<u32>>,
+        hit_name: Option<&[u32]>,
         base: i64,
     ) -> PyResult<usize> {
         let mut to = step.to;
@@ -704,8 +704,9 @@ impl Machine {
                 let key = if step.sole_string {
                     sole
                 } else {
+                    // (copied only here: most steps of a tag never read its name)
                     match hit_name {
-                        Some(name) if !name.is_empty() => Some(name),
+                        Some(name) if !name.is_empty() => Some(name.to_vec()),
                         _ => Some(self.name.clone()),
                     }
                 };

@@ -21,6 +21,14 @@ impl Pieces {
         Pieces::default()
     }
 
+    /// Room for `bytes` bytes before the buffer grows.
+    pub fn with_capacity(bytes: usize) -> Self {
+        Pieces {
+            text: Vec::with_capacity(bytes),
+            length: 0,
+        }
+    }
+
     /// Append `piece` (generalized UTF-8, see [`crate::wide`]).
     pub fn append(&mut self, piece: &[u8]) {
         self.text.extend_from_slice(piece);

@@ -144,9 +144,9 @@ fn assertion(what: &str) -> PyErr {
     PyAssertionError::new_err(what.to_owned())
 }
 
-fn hit_name(text: &[u32], hit: &Hit) -> Option<Vec<u32>> {
+fn hit_name<'t>(text: &'t [u32], hit: &Hit) -> Option<&'t [u32]> {
     let (a, b) = hit.name;
-    (b > a && b <= text.len()).then(|| text[a..b].to_vec())
+    (b > a && b <= text.len()).then(|| &text[a..b])
 }
 
 impl Machine {

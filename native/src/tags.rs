@@ -35,12 +35,34 @@ pub fn is_python_space(c: u32) -> bool {
     )
 }
 
+/// The ASCII characters a tag's name may hold, one bit each (the names of the
+/// tags a model writes are ASCII: one test a character, not two matches).
+const NAME_ASCII: u128 = {
+    let mut mask = 0u128;
+    let mut c = 0u32;
+    while c < 128 {
+        let excluded = matches!(c, 0x3C | 0x3E | 0x2F | 0x3D | 0x22 | 0x27 | 0x26)
+            || matches!(c, 0x09..=0x0D | 0x1C..=0x20);
+        if !excluded {
+            mask |= 1u128 << c;
+        }
+        c += 1;
+    }
+    mask
+};
+
 /// A character a tag's name may hold: `[^\s<>/=\"'&]`.
+#[inline]
 pub fn is_name_char(c: u32) -> bool {
-    !matches!(c, 0x3C | 0x3E | 0x2F | 0x3D | 0x22 | 0x27 | 0x26) && !is_python_space(c)
+    if c < 128 {
+        NAME_ASCII & (1u128 << c) != 0
+    } else {
+        !is_python_space(c)
+    }
 }
 
 /// The spaces a tag may hold around its name: `[ \t\r\n]`.
+#[inline]
 fn is_tag_space(c: u32) -> bool {
     matches!(c, 0x20 | 0x09 | 0x0D | 0x0A)
 }
@@ -51,7 +73,8 @@ const SLASH: u32 = b'/' as u32;
 
 /// How far the run of `is` characters from `i` goes, looking at no more than
 /// `most + 1` of them (enough to tell a run over the bound).
-fn run<T: Copy + Into<u32>>(text: &[T], i: usize, most: usize, is: fn(u32) -> bool) -> usize {
+#[inline]
+fn run<T: Copy + Into<u32>>(text: &[T], i: usize, most: usize, is: impl Fn(u32) -> bool) -> usize {
     let stop = text.len().min(i.saturating_add(most + 1));
     let mut j = i;
     while j < stop && is(text[j].into()) {
@@ -179,6 +202,15 @@ mod tests {
             let rust = char::from_u32(c).is_some_and(char::is_whitespace);
             let separator = (0x1C..=0x1F).contains(&c);
             assert_eq!(is_python_space(c), rust || separator, "U+{c:04X}");
+        }
+    }
+
+    #[test]
+    fn name_characters_are_the_patterns_class() {
+        // `[^\s<>/=\"'&]`, spelled out: the ASCII table must say the same
+        for c in 0..=0x10FFFFu32 {
+            let excluded = "<>/=\"'&".chars().any(|x| u32::from(x) == c) || is_python_space(c);
+            assert_eq!(is_name_char(c), !excluded, "U+{c:04X}");
         }
     }
 
