@@ -1052,8 +1052,9 @@ impl<'py> Coercer<'py> {
                 let Some(described) = described.or_else(|| describe_scalar(&new)) else {
                     return Ok(None);
                 };
-                let mut action = String::with_capacity(13 + described.len());
-                action.push_str("converted to ");
+                const CONVERTED: &str = "converted to ";
+                let mut action = String::with_capacity(CONVERTED.len() + described.len());
+                action.push_str(CONVERTED);
                 action.push_str(&described);
                 self.report(path, expected.name(), &got(), &action)?;
                 Some(value)

@@ -18,7 +18,7 @@ pub const TAG_LONGEST: usize = 1 + 1 + SPACES_LONGEST + NAME_LONGEST + SPACES_LO
 /// Python's `\s` in a `str` pattern (the same as `str.isspace`, Unicode 14):
 /// Rust's `char::is_whitespace` differs (it leaves out U+001C to U+001F, the
 /// information separators Python counts as spaces).
-pub fn is_python_space(c: u32) -> bool {
+pub const fn is_python_space(c: u32) -> bool {
     matches!(
         c,
         0x09..=0x0D
@@ -41,8 +41,8 @@ const NAME_ASCII: u128 = {
     let mut mask = 0u128;
     let mut c = 0u32;
     while c < 128 {
-        let excluded = matches!(c, 0x3C | 0x3E | 0x2F | 0x3D | 0x22 | 0x27 | 0x26)
-            || matches!(c, 0x09..=0x0D | 0x1C..=0x20);
+        let excluded =
+            matches!(c, 0x3C | 0x3E | 0x2F | 0x3D | 0x22 | 0x27 | 0x26) || is_python_space(c);
         if !excluded {
             mask |= 1u128 << c;
         }
