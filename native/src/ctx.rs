@@ -77,7 +77,8 @@ pub struct Ctx {
     ids: IdSource,
     /// The Python `CallContext`.
     pub obj: PyObject,
-    pub tools: Option<Tools>,
+    /// (shared by the parsers made from one prototype: see [`Ctx::fresh`])
+    pub tools: Option<std::sync::Arc<Tools>>,
     pub coerce: bool,
     pub max_depth: usize,
     /// The events of the read in progress: a borrowed `list`, valid while the
@@ -124,7 +125,7 @@ impl Ctx {
                     names.push(name_of(&name).code_points());
                 }
             }
-            Some(Tools { names, by_name })
+            Some(std::sync::Arc::new(Tools { names, by_name }))
         };
         let factory = obj.getattr(intern!(py, "_id_factory"))?;
         // (the default factory, looked up once: a parser is built per request)
@@ -150,6 +151,26 @@ impl Ctx {
             max_depth: obj.getattr(intern!(py, "max_depth"))?.extract()?,
             out: OutList(std::ptr::null_mut()),
         })
+    }
+
+    /// The context of a parser made from a prototype (`Engine::fresh_like`):
+    /// this one's tools and options, the Python context `obj` (the prototype's,
+    /// copied: `CallContext.fresh`), and ids of its own.
+    pub fn fresh(&self, obj: &Bound<'_, PyAny>) -> Ctx {
+        Ctx {
+            ids: match self.ids {
+                IdSource::Native { .. } => IdSource::Native {
+                    keys: std::collections::hash_map::RandomState::new(),
+                    counter: 0,
+                },
+                IdSource::Python => IdSource::Python,
+            },
+            obj: obj.clone().unbind(),
+            tools: self.tools.clone(),
+            coerce: self.coerce,
+            max_depth: self.max_depth,
+            out: OutList(std::ptr::null_mut()),
+        }
     }
 
     /// `CallContext.is_known(name)`: with no tools declared, any name is.

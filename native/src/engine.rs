@@ -54,6 +54,7 @@ pub enum ReasoningCalls {
 }
 
 /// The engine's options (`Engine.__init__`'s).
+#[derive(Clone, Copy)]
 pub struct Options {
     pub errors_as_text: bool,
     pub max_call_chars: i64,
@@ -111,6 +112,8 @@ pub struct Engine {
     pub markup_prefixes: Prefixes,
     pub text_lexicons: Arc<TextLexicons>,
     pub code_lexicons: Arc<TextLexicons>,
+    /// What the scanner started with (a parser made from this one starts the same).
+    parts: Arc<ScannerParts>,
     pub ctx: Ctx,
     pub opts: Options,
     pub answered: bool,
@@ -402,6 +405,16 @@ fn spelled_of(scanner: &Bound<'_, PyAny>) -> PyResult<Arc<Spelled>> {
     })
 }
 
+/// What an engine starts from (see [`Engine::assemble`]).
+struct Start {
+    grammar: Arc<GrammarRt>,
+    parts: Arc<ScannerParts>,
+    py_scanner: PyObject,
+    reasoning_for: PyObject,
+    opts: Options,
+    thought: bool,
+}
+
 impl Engine {
     /// The native engine of a reference engine's parts (see
     /// `Engine.__init__`: the compiled grammar, the context, the scanner
@@ -416,21 +429,61 @@ impl Engine {
         opts: Options,
         thought: bool,
     ) -> PyResult<Engine> {
-        let grammar = rt::grammar_of(compiled)?;
-        let parts = scanner_parts(scanner)?;
+        let start = Start {
+            grammar: rt::grammar_of(compiled)?,
+            parts: scanner_parts(scanner)?,
+            py_scanner: scanner.clone().unbind(),
+            reasoning_for,
+            opts,
+            thought,
+        };
+        Engine::assemble(py, start, Ctx::new(ctx)?)
+    }
+
+    /// A new engine as `self` was when it started, with the Python context
+    /// `ctx` (see `toolparse.parser`'s prototypes: `self` is a prototype,
+    /// never fed, so its grammar is the one it started with).
+    pub fn fresh_like(&self, py: Python<'_>, ctx: &Bound<'_, PyAny>) -> PyResult<Engine> {
+        if self.offset != 0 || self.closed || self.broken.is_some() {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "a prototype parser was fed",
+            ));
+        }
+        let start = Start {
+            grammar: self.grammar.clone(),
+            parts: self.parts.clone(),
+            py_scanner: self.py_scanner.clone_ref(py),
+            reasoning_for: self.reasoning_for.clone_ref(py),
+            opts: self.opts,
+            thought: self.thought.is_some(),
+        };
+        Engine::assemble(py, start, self.ctx.fresh(ctx))
+    }
+
+    /// The engine in its first state, of its parts.
+    fn assemble(py: Python<'_>, start: Start, ctx: Ctx) -> PyResult<Engine> {
+        let Start {
+            grammar,
+            parts,
+            py_scanner,
+            reasoning_for,
+            opts,
+            thought,
+        } = start;
         let answer_later = grammar.start.is_some() && parts.core.answer;
         let mut engine = Engine {
             call_ends: gather_stops(&grammar.call_ends),
             markup_prefixes: grammar.markup_prefixes.clone(),
             grammar,
             reasoning_for,
-            py_scanner: scanner.clone().unbind(),
+            py_scanner,
             scanner: parts.core.clone(),
             spelled: parts.spelled.clone(),
             opener_prefixes: parts.opener_prefixes.clone(),
             text_lexicons: parts.text_lexicons.clone(),
             code_lexicons: parts.code_lexicons.clone(),
-            ctx: Ctx::new(ctx)?,
+            parts,
+            ctx,
             opts,
             answered: false,
             held: Vec::new(),

@@ -183,6 +183,22 @@ impl Core {
         self.engine.set(py, Some(engine))
     }
 
+    /// The native half of a parser made from the prototype `proto` (see
+    /// `toolparse.parser`): `proto`'s engine as it started, with the Python
+    /// context `ctx` (`proto`'s, copied).
+    fn _native_fresh(
+        &self,
+        py: Python<'_>,
+        proto: &Bound<'_, Core>,
+        ctx: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let guard = proto.get().engine.borrow(py)?;
+        let prototype = guard.as_ref().ok_or_else(not_started)?;
+        let engine = catch_unwind(AssertUnwindSafe(|| prototype.fresh_like(py, ctx)))
+            .unwrap_or_else(|p| Err(panicked(p)))?;
+        self.engine.set(py, Some(engine))
+    }
+
     /// End of the stream: flush held text and finish (or fail) an open call.
     fn close(slf: &Bound<'_, Self>) -> PyResult<PyObject> {
         let py = slf.py();

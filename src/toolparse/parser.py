@@ -11,6 +11,7 @@ from toolparse.engine.calls import CallContext, IdFactory
 from toolparse.engine.compile import compile_grammar
 from toolparse.engine.core import Engine
 from toolparse.engine.declare import Grammar, Reasoning
+from toolparse.engine.native import use_native
 from toolparse.engine.thought import check_reasoning_calls
 from toolparse.errors import InvalidOptionError
 from toolparse.grammars import AUTO, auto_tables, get_grammar
@@ -18,10 +19,97 @@ from toolparse.grammars.forced import TEXT_ONLY, forced_json
 from toolparse.grammars.hermes import HERMES
 from toolparse.grammars.reasoning import reasoning_for
 from toolparse.limits import DEFAULT_MAX_CALL_CHARS, DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT, check_count
-from toolparse.tools import Tool, ToolLike, normalize_tools
+from toolparse.tools import Tool, ToolLike, kept_tools, normalize_tools
+
+PROTOTYPES = True
+"""Build a parser of the native core as a copy of a prototype where one was
+built before with the same grammar, tools and options (see
+:class:`_Prototyped`). A switch for tests: False builds every parser in full.
+The events are the same."""
+
+_MAX_PROTOTYPES = 64
+# (the options a prototype's key holds, with plain values: an id factory or a tool
+# choice makes a parser of its own)
+_KEYED_OPTIONS: frozenset[str] = frozenset(
+    {
+        "errors_as_text",
+        "max_call_chars",
+        "max_depth",
+        "coerce",
+        "collapse",
+        "unknown_on_error",
+        "reasoning",
+        "reasoning_calls",
+        "lanes",
+        "engine",
+        "seed",
+    }
+)
+_PLAIN_VALUES: frozenset[type] = frozenset({str, int, bool, type(None)})
+_Key = tuple[str, int, tuple[tuple[str, type, object], ...]]
+# prototypes by key, with the tools whose identity the key holds (kept alive with it)
+_PROTOTYPES: dict[_Key, tuple[StreamParser, tuple[Tool, ...] | None]] = {}
 
 
-class StreamParser(Engine):
+class _Prototyped(type):
+    """StreamParser's metaclass: a parser is built per request, most often with
+    the same grammar, tools and options, and building one in full runs some
+    twenty Python functions and reads the tools into the native core, each
+    time. Where the native core runs, with a grammar named and tools that are
+    kept (:func:`~toolparse.tools.kept_tools`), the first parser built for
+    them becomes a prototype (never fed), and every parser, that first one's
+    twin included, is made like it (:meth:`Engine._made_like`): its
+    attributes shared, its call context copied, its native engine made from
+    the same parts. Anything else (other options, a grammar declaration, a
+    tools iterator, the Python engine, an argument in error) is built in full,
+    as is a subclass."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls is StreamParser and PROTOTYPES:
+            made = _from_prototype(args, kwargs)
+            if made is not None:
+                return made
+        return super().__call__(*args, **kwargs)
+
+
+def _from_prototype(args: tuple[Any, ...], kwargs: dict[str, Any]) -> StreamParser | None:
+    """A parser made like the prototype of these arguments (built first if
+    none is), or None where they have none (see :class:`_Prototyped`)."""
+    if len(args) > 2:
+        return None
+    grammar = args[0] if args else kwargs.get("grammar", "hermes")
+    tools = args[1] if len(args) == 2 else kwargs.get("tools")
+    options: list[tuple[str, type, object]] = []
+    for name, value in kwargs.items():
+        if name == "grammar" or name == "tools":
+            if (name == "grammar" and args) or len(args) == 2:
+                return None  # (given twice: the full path says so)
+        elif name in _KEYED_OPTIONS and type(value) in _PLAIN_VALUES:
+            options.append((name, type(value), value))  # (True and 1 apart)
+        else:
+            return None
+    engine = kwargs.get("engine")
+    if type(grammar) is not str or (engine is not None and engine != "native") or not use_native(engine):
+        return None
+    declared: tuple[Tool, ...] | None = None
+    if tools is not None:
+        try:
+            declared = kept_tools(tools)
+        except Exception:  # (the full path raises it, in its turn)
+            return None
+        if declared is None:
+            return None
+    key = (grammar, id(declared), tuple(options))
+    kept = _PROTOTYPES.get(key)
+    if kept is None:
+        prototype = type.__call__(StreamParser, *args, **kwargs)
+        if len(_PROTOTYPES) >= _MAX_PROTOTYPES:
+            _PROTOTYPES.clear()
+        _PROTOTYPES[key] = kept = (prototype, declared)
+    return kept[0]._made_like()  # type: ignore[return-value]
+
+
+class StreamParser(Engine, metaclass=_Prototyped):
     """Turns a model's output, delta by delta, into text and tool-call events.
 
     >>> parser = StreamParser("hermes")
@@ -93,6 +181,7 @@ class StreamParser(Engine):
     if not TYPE_CHECKING:
         __slots__ = ()  # (see toolparse.engine.native.concrete)
     _state = ("_declaration",)
+    _native_state = (*Engine._native_state, "_declaration")
 
     def __init__(
         self,

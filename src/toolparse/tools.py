@@ -183,6 +183,19 @@ def normalize_tools(tools: Iterable[ToolLike] | None) -> tuple[Tool, ...] | None
     """
     if tools is None:
         return None
+    kept = kept_tools(tools)
+    if kept is not None:
+        return kept
+    if isinstance(tools, (str, bytes, Mapping)):
+        raise InvalidToolError("tools must be a list of tool definitions")
+    return _normalized(tools)
+
+
+def kept_tools(tools: Iterable[ToolLike]) -> tuple[Tool, ...] | None:
+    """``normalize_tools(tools)`` where it is kept: the same tuple, while it is
+    kept, for the same tools (a list or tuple of :class:`Tool` instances, by
+    their identities, or of few and small dicts, by their content); None for
+    other tools. Raises as ``normalize_tools`` does."""
     if type(tools) is list or type(tools) is tuple:
         identities = tuple(map(id, tools))
         kept = _KEPT_TOOLSETS.get(identities)
@@ -195,11 +208,9 @@ def normalize_tools(tools: Iterable[ToolLike] | None) -> tuple[Tool, ...] | None
             _KEPT_TOOLSETS[identities] = result
             return result
         content = _content_key(tools) if _worth_keying(tools) else None
-        if content is not None:
+        if content is not None and len(content) <= _MAX_KEPT_CONTENT_BYTES:
             return _kept_by_content(content)
-    elif isinstance(tools, (str, bytes, Mapping)):
-        raise InvalidToolError("tools must be a list of tool definitions")
-    return _normalized(tools)
+    return None
 
 
 def _normalized(tools: Iterable[ToolLike]) -> tuple[Tool, ...]:

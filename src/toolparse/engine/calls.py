@@ -151,6 +151,7 @@ class CallContext:
     __slots__ = (
         "_id_factory",
         "_property_names",
+        "_seed",
         "_tool_names",
         "coerce",
         "max_depth",
@@ -176,13 +177,27 @@ class CallContext:
         self.next_index = 0
         self.out: list[Event] = []
         """The event list of the feed in progress (set by the engine for each feed)."""
-        if id_factory is None:
-            if seed is None:
-                id_factory = _random_ids
-            else:
-                rng = random.Random(seed)
-                id_factory = lambda _index: f"call_{rng.getrandbits(96):024x}"  # noqa: E731
-        self._id_factory = id_factory
+        self._seed = seed if id_factory is None else None
+        self._id_factory = _ids_of(seed) if id_factory is None else id_factory
+
+    def fresh(self) -> CallContext:
+        """A context for a new parser like the one this one was made for (a
+        prototype: see :mod:`toolparse.parser`): the same tools and options,
+        no call yet: ids from a generator of its own (seeded alike), where
+        they are not a caller's factory's."""
+        if self._seed is None and self._id_factory is not _random_ids:
+            raise ValueError("a call context with a caller's id factory is not copied")
+        new = CallContext.__new__(CallContext)
+        new.tools = self.tools  # (never changed once built)
+        new._tool_names = self._tool_names
+        new._property_names = self._property_names  # (what a schema says: the same for both)
+        new.max_depth = self.max_depth
+        new.coerce = self.coerce
+        new.next_index = 0
+        new.out = []
+        new._seed = self._seed
+        new._id_factory = _ids_of(self._seed)  # (a seeded generator of its own)
+        return new
 
     @property
     def tool_names(self) -> tuple[str, ...] | None:
@@ -259,6 +274,14 @@ def _member_plan(root: dict[str, Any], key: str) -> _MemberPlan:
 
 def _random_ids(_index: int) -> str:
     return "call_" + os.urandom(12).hex()  # (what secrets.token_hex(12) does, without its three frames)
+
+
+def _ids_of(seed: int | None) -> IdFactory:
+    """Call ids: random, or drawn from a generator seeded with ``seed``."""
+    if seed is None:
+        return _random_ids
+    rng = random.Random(seed)
+    return lambda _index: f"call_{rng.getrandbits(96):024x}"
 
 
 class Call:

@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
+from toolparse.engine import native
 from toolparse.engine.calls import CallContext, OpenString, Outcome
 from toolparse.engine.compile import Block, CompiledGrammar, COpener
 from toolparse.engine.declare import Grammar, Reasoning
@@ -131,6 +132,17 @@ class Engine:
         "_unknown_on_error",
     )
     """The slots of the engine's state (each class of the engine names its own)."""
+    _native_state: ClassVar[tuple[str, ...]] = (
+        "_grammar",
+        "_reasoning_for",
+        "_ctx",
+        "_errors_as_text",
+        "_max_call_chars",
+        "_collapse",
+        "_unknown_on_error",
+    )
+    """The attributes ``__init__`` sets in Python where the native core runs
+    (a parser made from a prototype copies them: :meth:`_made_like`)."""
     engine: ClassVar[str] = "python"
     """Which engine runs: ``"python"`` (the reference) or ``"native"`` (see
     :mod:`toolparse.engine.native`)."""
@@ -227,6 +239,20 @@ class Engine:
         if grammar.start is not None and not answer_later:  # the whole output is one block
             self._begin(grammar.start, "")
         self._lane: Lane | None = self._next_lane()
+
+    def _made_like(self) -> Engine:
+        """A parser as this one was when it was built: ``self`` is a prototype
+        of the native core, built as any parser and never fed (see
+        :mod:`toolparse.parser`). Its attributes are shared (none changes once
+        built), its call context copied (:meth:`CallContext.fresh`), and its
+        native engine made anew from the same parts."""
+        assert native._native is not None and self.engine == "native"
+        made: Engine = native._native.Core.__new__(type(self))
+        for name in self._native_state:
+            setattr(made, name, getattr(self, name))
+        ctx = made._ctx = self._ctx.fresh()
+        made._native_fresh(self, ctx)  # type: ignore[attr-defined]
+        return made
 
     if TYPE_CHECKING:  # (each concrete twin's base has them: ReferenceShell, or the native core)
 
