@@ -23,7 +23,8 @@ from toolparse.engine import native
 ROOT = Path(__file__).resolve().parents[2]
 SPLITS = ROOT / "tests" / "fixtures" / "corpus" / "token_splits.jsonl"
 
-# (scenario, delta sizes, times each): about the same number of deltas each
+# (scenario, delta sizes, times each): over the 42 grammars, from 0.26M deltas
+# (prose) to 1.2M (the argument, whose deltas cost least): none above a third
 PLAN = (
     ("prose 20 KB", (4, 16), 1),
     ("three calls 2 KB", (1, 4, 16, 64), 3),
