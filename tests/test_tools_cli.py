@@ -31,7 +31,11 @@ def test_bench_quick_writes_a_report(tmp_path: Path, capsys: pytest.CaptureFixtu
     report = json.loads(output.read_text())
     assert {r["grammar"] for r in report["rows"]} == set(benchmark.GRAMMARS)
     assert report["machine"]["python"] and report["targets"]
-    assert "targets:" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    met = sum(check["met"] for check in report["targets"])
+    assert f"targets (1 round): {met} of {len(report['targets'])} met" in out
+    assert out.count("[met]") == met and out.count("[MISSED]") == len(report["targets"]) - met
+    assert ("confirm a miss with --repeats 15" in out) == (met < len(report["targets"]))
 
 
 def test_fuzz_ci_sized_run(capsys: pytest.CaptureFixture[str]) -> None:
