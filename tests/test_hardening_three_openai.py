@@ -27,8 +27,7 @@ from toolparse.grammars.reasoning import REASONING, THINK_AT_START
 from toolparse.integrations import ReasoningSplit
 from toolparse.openai.calling import ToolCalling
 from toolparse.openai.chunks import CompletionStream, accumulate, complete
-from toolparse.openai.relay import SSERelay, json_bytes, sse
-from toolparse.request import CLOSED, OPEN, reasoning_state, thinking_switch
+from toolparse.openai.relay import SSERelay, sse
 from toolparse.routes import Router
 from toolparse.serve import create_app
 
@@ -139,6 +138,8 @@ def test_content_the_upstream_separated_from_its_reasoning_is_the_answer() -> No
 
 
 def test_one_decision_for_serve_wrap_and_the_vllm_plugin() -> None:
+    from toolparse.request import CLOSED, OPEN, reasoning_state, thinking_switch
+
     think_open = REASONING["think-open"]
     auto = REASONING["auto"]
     assert think_open is not None and auto is not None
@@ -247,6 +248,8 @@ def test_sse_and_json_bodies_are_valid_utf8_whatever_text_they_hold() -> None:
     text = sse(data)
     text.encode()  # (never raises)
     assert json.loads(text[6:]) == {"content": "a\ufffdb", "pair": "\U0001f600", "name": "x\ufffd"}
+    from toolparse.openai.relay import json_bytes
+
     assert json.loads(json_bytes(data)) == json.loads(text[6:])
 
 
