@@ -414,3 +414,30 @@ def test_accumulate_and_complete_keep_their_signatures() -> None:
     done = complete({"choices": [{"index": 0, "message": {"content": "x"}}]}, lambda: StreamParser("hermes"))
     assert done["choices"][0]["message"]["content"] == "x"
     assert httpx  # (the proxy tests' client)
+
+
+@pytest.mark.parametrize(
+    ("template", "model"),
+    [
+        ("deepseek-ai-DeepSeek-V3.1.jinja", "deepseek-ai/DeepSeek-V3.1"),
+        ("poolside-laguna_v2_chat_template.jinja", "poolside/Laguna-XS.2"),
+        ("unsloth-MiniMax-M2.jinja", "MiniMaxAI/MiniMax-M2"),
+        ("DeepSeek-V3.2.jinja", "deepseek-ai/DeepSeek-V3.2-Exp"),
+        ("Qwen-Qwen3-0.6B.jinja", "Qwen/Qwen3-0.6B"),
+        ("GLM-4.6.jinja", "zai-org/GLM-4.6"),
+        ("StepFun3.7-Flash.jinja", "stepfun-ai/Step-3.7-Flash"),
+    ],
+)
+def test_detection_by_id_and_by_template_agree(template: str, model: str) -> None:
+    from pathlib import Path
+
+    from toolparse.detect import grammar_for_template
+
+    text = (Path(__file__).parent / "fixtures" / "templates" / template).read_text(encoding="utf-8")
+    by_template = grammar_for_template(text)
+    by_id = grammar_for_model(model)
+    assert by_template is not None and by_id is not None
+    assert (by_template.grammar, by_template.reasoning) == (by_id.grammar, by_id.reasoning), (
+        by_template.reason,
+        by_id.reason,
+    )
