@@ -1,0 +1,136 @@
+"""Issue 51, items 8, 11 and 16: the Markdown state of a long unclosed thought,
+a tool's schema changed between two parsers, and the minor ones (an
+``id_factory`` that raises, pythonic ``\\N{...}`` escapes, ``max_depth`` at its
+maximum). Each on both engines, the native core giving the Python reference's
+events (``check_engines``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from support import calls_of
+from toolparse import StreamParser, ToolCall, ToolCallError
+from toolparse.engine import native
+from toolparse.engine.thought import WINDOW
+from toolparse.invariants import check_engines, normalize, run
+
+BUILT = ["python", "native"] if native.AVAILABLE else ["python"]
+needs_native = pytest.mark.skipif(not native.AVAILABLE, reason="the native core is not built here")
+
+# -- 8: the Markdown state of an unclosed thought is followed over all of it, not only its last window
+
+CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+PARIS = [("get_weather", {"city": "Paris"})]
+LINES = "a line of thought\n" * (WINDOW // 18 + 100)  # (longer than the window)
+
+
+def ids(*given: str) -> Any:
+    """An id factory that gives these ids, in order."""
+    names = iter(given)
+    return lambda _index: next(names)
+
+
+def found(events: list[Any]) -> tuple[list[Any], list[Any]]:
+    """(the calls run, the calls reported as written in unclosed reasoning)"""
+    ran = [(e.name, e.arguments) for e in events if isinstance(e, ToolCall)]
+    told = [
+        (e.name, e.arguments)
+        for e in events
+        if isinstance(e, ToolCallError) and e.reason == "call_in_unclosed_reasoning"
+    ]
+    return ran, told
+
+
+def every_chunking(text: str, engine: str, **options: Any) -> list[Any]:
+    """The events of ``text`` on ``engine``, the same whatever the deltas."""
+    whole = run("hermes", [text], engine=engine, **options)
+    for size in (7, 4096, 70_000):
+        deltas = [text[i : i + size] for i in range(0, len(text), size)]
+        assert normalize(run("hermes", deltas, engine=engine, **options)) == normalize(whole)
+    return whole
+
+
+EXAMPLES = {
+    # (an example call in a code fence opened long before the thought's end, never closed)
+    "fence": "<think>An example:\n```\n" + LINES + CALL + "\n",
+    "tilde fence": "<think>An example:\n~~~~ json\n" + LINES + "~~~\n" + LINES + CALL + "\n",
+    # (a blockquote line longer than the window: the window begins inside it)
+    "quote": "<think>Quoting:\n> " + "x" * (WINDOW + 500) + CALL + "\n",
+}
+
+
+@pytest.mark.parametrize("engine", BUILT)
+@pytest.mark.parametrize("case", sorted(EXAMPLES))
+def test_an_example_in_markdown_opened_before_the_window_is_not_run(engine: str, case: str) -> None:
+    text = EXAMPLES[case]
+    assert found(every_chunking(text, engine, reasoning_calls="salvage")) == ([], [])
+    assert found(every_chunking(text, engine)) == ([], [])
+
+
+CALLS_STILL_FOUND = {
+    # (a fence closed before the window: the call after it is a call)
+    "closed fence": "<think>```\ncode\n```\n" + LINES + CALL,
+    "closed long fence": "<think>```\n" + LINES + "```\n" + LINES + CALL,
+    # (a quote line ended before the window)
+    "quote line": "<think>> quoted " + CALL + "\n" + LINES + CALL,
+    # (a fence written inside a call's value is the call's, not the Markdown's)
+    "fence in a value": (
+        '<think><tool_call>{"name": "get_weather", "arguments": {"city": "```"}}</tool_call>\n```\n'
+        + LINES
+        + "```\n"
+        + CALL
+    ),
+}
+
+
+@pytest.mark.parametrize("engine", BUILT)
+@pytest.mark.parametrize("case", sorted(CALLS_STILL_FOUND))
+def test_calls_after_markdown_that_ended_are_still_found(engine: str, case: str) -> None:
+    text = CALLS_STILL_FOUND[case]
+    assert found(every_chunking(text, engine, reasoning_calls="salvage")) == (PARIS, [])
+    assert found(every_chunking(text, engine)) == ([], PARIS)
+
+
+def test_a_value_whose_lines_look_like_a_fence_does_not_open_one() -> None:
+    # (qwen3-coder: a file's content written by a call long before the end holds a
+    # fence; the real call in the window is still found)
+    tools = [
+        {
+            "name": "write",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+            },
+        }
+    ]
+    write = (
+        "<tool_call>\n<function=write>\n<parameter=path>\na.md\n</parameter>\n"
+        "<parameter=content>\n```\ncode\n</parameter>\n</function>\n</tool_call>\n"
+    )
+    text = "<think>" + write + LINES + write
+    for engine in BUILT:
+        events = run("qwen3-coder", [text], tools=tools, reasoning_calls="salvage", engine=engine)
+        assert [c["name"] for c in calls_of(events)] == ["write"]
+
+
+@needs_native
+@pytest.mark.parametrize("mode", ["report", "salvage"])
+def test_the_engines_agree_on_long_thoughts(mode: str) -> None:
+    for text in [*EXAMPLES.values(), *CALLS_STILL_FOUND.values()]:
+        for size in (len(text), 4096, 65_537):
+            deltas = [text[i : i + size] for i in range(0, len(text), size)]
+            check_engines("hermes", deltas, reasoning_calls=mode)
+
+
+def test_salvaged_calls_are_numbered_as_the_parser_s_own_calls() -> None:
+    # (a call of the thought that fails takes no index and no id: the salvaged one is call 0)
+    broken = '<tool_call>{"name": "get_weather", "arguments": {"city": </tool_call>'
+    for text in ("<think>" + broken + CALL, "<think>" + broken + LINES + LINES + broken + CALL):
+        for engine in BUILT:
+            parser = StreamParser(
+                "hermes", reasoning_calls="salvage", engine=engine, id_factory=ids("first", "second", "third")
+            )
+            events = parser.feed(text) + parser.close()
+            assert [(c.index, c.id) for c in events if isinstance(c, ToolCall)] == [(0, "first")]
