@@ -134,3 +134,48 @@ def test_salvaged_calls_are_numbered_as_the_parser_s_own_calls() -> None:
             )
             events = parser.feed(text) + parser.close()
             assert [(c.index, c.id) for c in events if isinstance(c, ToolCall)] == [(0, "first")]
+
+
+# -- 11: a Tool keeps the schema it was made with, whatever its maker does to the dict afterwards
+
+NUMBERS = '<tool_call>{"name": "f", "arguments": {"n": "5", "m": "6"}}</tool_call>'
+
+
+def arguments(engine: str, tools: Any) -> list[Any]:
+    events = run("hermes", [NUMBERS], tools=tools, engine=engine)
+    return [(e.arguments, e.issues) for e in events if isinstance(e, ToolCall)]
+
+
+@pytest.mark.parametrize("order", [BUILT, BUILT[::-1]])
+def test_a_schema_changed_after_its_tool_was_made_changes_nothing(order: list[str]) -> None:
+    from toolparse import Tool
+
+    schema: dict[str, Any] = {"type": "object", "properties": {"n": {"type": "string"}}}
+    tool = Tool("f", "", schema)
+    strings = [({"n": "5", "m": "6"}, ())]
+    for engine in order:
+        assert arguments(engine, [tool]) == strings
+    schema["properties"]["n"] = {"type": "integer"}
+    schema["properties"]["m"] = {"type": "integer"}
+    for engine in order:
+        assert arguments(engine, [tool]) == strings  # (the prototype's path and the full one alike)
+        assert arguments(engine, iter([tool])) == strings
+    assert tool.parameters == {"type": "object", "properties": {"n": {"type": "string"}}}
+    # a new Tool of the changed dict reads it
+    changed = Tool("f", "", schema)
+    for engine in order:
+        ((given, issues),) = arguments(engine, [changed])
+        assert given == {"n": 5, "m": 6} and len(issues) == 2
+    if native.AVAILABLE:
+        check_engines("hermes", [NUMBERS], tools=[tool])
+        check_engines("hermes", [NUMBERS], tools=[changed])
+
+
+def test_a_tool_s_own_schema_is_a_copy_equal_to_the_one_given() -> None:
+    from toolparse import Tool
+
+    schema: dict[str, Any] = {"type": "object", "properties": {"n": {"type": "number", "minimum": 1.5}}}
+    tool = Tool("f", "", schema)
+    assert tool.parameters == schema and tool.parameters is not schema
+    assert tool == Tool("f", "", schema)
+    assert type(tool.parameters["properties"]["n"]["minimum"]) is float
