@@ -179,3 +179,30 @@ def test_a_tool_s_own_schema_is_a_copy_equal_to_the_one_given() -> None:
     assert tool.parameters == schema and tool.parameters is not schema
     assert tool == Tool("f", "", schema)
     assert type(tool.parameters["properties"]["n"]["minimum"]) is float
+
+
+# -- 16: an id_factory that raises is the caller's error, named, not a parser bug
+
+
+def failing_factory(index: int) -> str:
+    raise KeyError(f"no id for {index}")
+
+
+@pytest.mark.parametrize("engine", BUILT)
+def test_an_id_factory_that_raises_is_a_misuse_error_naming_it(engine: str) -> None:
+    from toolparse import InvalidOptionError
+
+    parser = StreamParser("hermes", engine=engine, id_factory=failing_factory)
+    with pytest.raises(InvalidOptionError, match=r"id_factory\(0\) raised KeyError: 'no id for 0'") as raised:
+        parser.feed("Hi " + CALL)
+    assert isinstance(raised.value.__cause__, KeyError)
+    # the parser stays latched with the same error
+    for again in (lambda: parser.feed("more"), parser.close):
+        with pytest.raises(InvalidOptionError, match="id_factory"):
+            again()
+
+
+@needs_native
+def test_the_engines_agree_on_a_failing_id_factory() -> None:
+    for deltas in ([CALL], list(CALL), ["<think>" + CALL]):
+        check_engines("hermes", deltas, id_factory=failing_factory, reasoning_calls="salvage")
