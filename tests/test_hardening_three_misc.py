@@ -197,12 +197,144 @@ def test_an_id_factory_that_raises_is_a_misuse_error_naming_it(engine: str) -> N
         parser.feed("Hi " + CALL)
     assert isinstance(raised.value.__cause__, KeyError)
     # the parser stays latched with the same error
-    for again in (lambda: parser.feed("more"), parser.close):
-        with pytest.raises(InvalidOptionError, match="id_factory"):
-            again()
+    with pytest.raises(InvalidOptionError, match="id_factory"):
+        parser.feed("more")
+    with pytest.raises(InvalidOptionError, match="id_factory"):
+        parser.close()
 
 
 @needs_native
 def test_the_engines_agree_on_a_failing_id_factory() -> None:
     for deltas in ([CALL], list(CALL), ["<think>" + CALL]):
         check_engines("hermes", deltas, id_factory=failing_factory, reasoning_calls="salvage")
+
+
+# -- 16: pythonic \N{...} escapes are read as Python reads them
+
+
+@pytest.mark.parametrize(
+    ("literal", "value"),
+    [
+        (r"'\N{BEL}'", "\a"),
+        (r"'\N{latin small letter e with acute}t\N{LATIN SMALL LETTER E WITH ACUTE}'", "\u00e9t\u00e9"),
+        (r"'\N{CJK UNIFIED IDEOGRAPH-4E00}\N{HYPHEN-MINUS}'", "\u4e00-"),
+        (r"'\N{GRINNING FACE}!'", "\U0001f600!"),
+        (r"r'\N{BEL}'", r"\N{BEL}"),  # (raw: kept as written, as Python keeps it)
+        (r"'\N{BEL}}'", "\a}"),
+    ],
+)
+@pytest.mark.parametrize("engine", BUILT)
+def test_a_named_character_escape_is_the_character(literal: str, value: str, engine: str) -> None:
+    assert eval(literal) == value  # (what Python itself reads)
+    events = check_all_on(engine, "pythonic", f"[f(a={literal})]")
+    assert calls_of(events) == [{"name": "f", "arguments": {"a": value}}]
+
+
+@pytest.mark.parametrize(
+    "literal",
+    [
+        r"'\N{NO SUCH CHARACTER}'",
+        r"'\N{}'",
+        r"'\N'",
+        r"'\N{BEL'",
+        "'\\N{" + "A" * 300 + "}'",
+        r"'\N{LATIN CAPITAL LETTER A WITH MACRON AND GRAVE}'",
+    ],  # (the last: a named sequence)
+)
+@pytest.mark.parametrize("engine", BUILT)
+def test_a_named_character_python_refuses_fails_the_call(literal: str, engine: str) -> None:
+    with pytest.raises(SyntaxError):
+        eval(literal)
+    events = check_all_on(engine, "pythonic", f"[f(a={literal})]")
+    (error,) = [e for e in events if isinstance(e, ToolCallError)]
+    assert r"a bad \N escape" in error.message and calls_of(events) == []
+
+
+@needs_native
+def test_the_readers_agree_on_named_characters() -> None:
+    from toolparse.readers.pyliteral import LiteralError, parse_literal
+
+    reader = native._native._parse_literal  # type: ignore[union-attr]
+    for literal in [r"'\N{BEL}'", r"['\x4', '\N{BEL}']", r"['\N{BEL}', '\x4']", r"r'\N{BEL}'", "'a'"]:
+        try:
+            expected: Any = (parse_literal(literal), None)
+        except LiteralError as exc:
+            expected = (None, str(exc))
+        answer = reader(literal)
+        assert answer is None or answer == expected  # (None: declined, Python reads it)
+        if "\\N{BEL}'" in literal and not literal.startswith(("r", "['\\x")):
+            assert answer is None
+    for text in ["[f(a='\\N{BEL}', b=1)]", "[f(a='\\N{NOPE}')]"]:
+        check_engines("pythonic", [text])
+        check_engines("pythonic", list(text))
+
+
+def check_all_on(engine: str, grammar: str, text: str, **options: Any) -> list[Any]:
+    """``check_all`` on ``engine``."""
+    from support import check_all
+
+    return check_all(grammar, text, engine=engine, **options)
+
+
+# -- 16: max_depth at its maximum fits in Python's default recursion limit, with room to spare
+
+DEEP_SCHEMA = {
+    "name": "f",
+    "parameters": {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/n"}},
+        "$defs": {"n": {"type": "array", "items": {"anyOf": [{"$ref": "#/$defs/n"}, {"type": "integer"}]}}},
+    },
+}
+
+
+def with_free_frames(free: int, work: Any) -> Any:
+    """``work()`` with only ``free`` Python frames left below the recursion limit."""
+    import sys
+
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back  # type: ignore[assignment]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + free)
+    try:
+        return work()
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def deepest(grammar: str, levels: int) -> str:
+    """A call whose argument ``a`` nests ``levels`` lists deep (the arguments are level 1)."""
+    value = '"5"'
+    for _ in range(levels - 1):
+        value = f"[{value}]"
+    if grammar == "pythonic":
+        return f"[f(a={value})]"
+    if grammar == "qwen3-coder":
+        return f"<tool_call><function=f><parameter=a>{value}</parameter></function></tool_call>"
+    return f'<tool_call>{{"name": "f", "arguments": {{"a": {value}}}}}</tool_call>'
+
+
+@pytest.mark.parametrize("grammar", ["hermes", "pythonic", "qwen3-coder"])
+@pytest.mark.parametrize("tools", [None, [DEEP_SCHEMA]])
+@pytest.mark.parametrize("engine", BUILT)
+def test_the_deepest_value_allowed_needs_at_most_a_quarter_of_the_default_limit(
+    grammar: str, tools: Any, engine: str
+) -> None:
+    from toolparse.limits import MAX_DEPTH_LIMIT
+
+    text = deepest(grammar, MAX_DEPTH_LIMIT - 1)
+    expected = run(grammar, [text], tools=tools, engine=engine, max_depth=MAX_DEPTH_LIMIT)
+    assert calls_of(expected)  # (read whole: not too deep)
+    events = with_free_frames(
+        250, lambda: run(grammar, [text], tools=tools, engine=engine, max_depth=MAX_DEPTH_LIMIT)
+    )
+    assert events == expected
+
+
+@pytest.mark.parametrize("engine", BUILT)
+def test_a_deep_python_literal_needs_no_frame_per_level(engine: str) -> None:
+    # (the reference's reader keeps its own stack: it used two frames a level)
+    text = deepest("pythonic", 99)
+    expected = run("pythonic", [text], engine=engine, max_depth=100)
+    assert with_free_frames(140, lambda: run("pythonic", [text], engine=engine, max_depth=100)) == expected
