@@ -88,84 +88,76 @@ class _Reader:
         frame per level of nesting, so ``max_depth`` asks nothing of the
         caller's recursion limit. (The steps, and so the first error met, are
         those of a recursive reader: the native core's is one, ``pyliteral.rs``.)"""
+        text, space, max_depth = self.text, _SPACE.match, self.max_depth
         stack: list[_Open] = []
         while True:
             # a value begins, nested len(stack) deep
-            if len(stack) >= self.max_depth:
-                raise LiteralError(f"nested deeper than {self.max_depth}")
-            self.space()
-            text, i = self.text, self.i
+            if len(stack) >= max_depth:
+                raise LiteralError(f"nested deeper than {max_depth}")
+            i = space(text, self.i).end()  # type: ignore[union-attr]
             if i >= len(text):
+                self.i = i
                 raise LiteralError("a value is missing")
             c = text[i]
-            if c in "[({":
-                self.i += 1
+            if c == "[" or c == "(" or c == "{":
                 opened = _Open("]" if c == "[" else ")" if c == "(" else "}")
-                stack.append(opened)
-                done, value = self._first(opened)
-                if not done:
+                i = space(text, i + 1).end()  # type: ignore[union-attr]
+                self.i = i
+                if not text.startswith(opened.close, i):
+                    stack.append(opened)
                     continue  # (its first item)
-                stack.pop()
+                self.i = i + 1
+                value: Any = [] if c != "{" else {}
             else:
+                self.i = i
                 value = self.scalar()
             # a value ends: it goes into the container around it, which may end too
             while stack:
-                if not self._took(stack[-1], value):
-                    break  # (the container's next item)
-                done, value = self._first(stack[-1])
-                if not done:
-                    break
+                opened = stack[-1]
+                close = opened.close
+                i = space(text, self.i).end()  # type: ignore[union-attr]
+                if close != "}":
+                    opened.items.append(value)
+                    if text.startswith(",", i):
+                        i += 1
+                        opened.comma = True
+                    elif not text.startswith(close, i):
+                        raise LiteralError(f"expected ',' or {close!r}")
+                else:
+                    if opened.key is not _NO_KEY:  # (a dict's value; a set has no key)
+                        opened.pairs.setdefault(opened.key, value)
+                        opened.key = _NO_KEY
+                    elif text.startswith(":", i) and not opened.items:
+                        if not isinstance(value, (str, int, float, bool)) and value is not None:
+                            raise LiteralError("a dict key must be a string, a number, a bool or None")
+                        opened.key = value if isinstance(value, str) else _key_text(value)
+                        self.i = i + 1
+                        break  # (the key's value)
+                    elif not opened.pairs:
+                        opened.items.append(value)
+                    else:
+                        raise LiteralError("expected ':' in a dict")
+                    i = space(text, i).end()  # type: ignore[union-attr]
+                    if text.startswith(",", i):
+                        i += 1
+                    elif not text.startswith("}", i):
+                        raise LiteralError("expected ',' or '}'")
+                # the container's loop goes on: its next item, or its end
+                i = space(text, i).end()  # type: ignore[union-attr]
+                self.i = i
+                if not text.startswith(close, i):
+                    break  # (its next item)
+                self.i = i + 1
                 stack.pop()
+                items = opened.items
+                if close == "}":
+                    value = items if items else opened.pairs
+                elif close == ")" and len(items) == 1 and not opened.comma:
+                    value = items[0]  # (parentheses around one value group it: ("Paris") is "Paris")
+                else:
+                    value = items
             else:
                 return value
-
-    def _first(self, opened: _Open) -> tuple[bool, Any]:
-        """At the head of a container's loop: (True, the container) where it
-        closes here, else (False, None): an item follows."""
-        self.space()
-        close = opened.close
-        if not self.text.startswith(close, self.i):
-            return False, None
-        self.i += 1
-        if close == "}":
-            return True, opened.items if opened.items else opened.pairs
-        items = opened.items
-        if close == ")" and len(items) == 1 and not opened.comma:
-            return True, items[0]  # (parentheses around one value group it: ("Paris") is "Paris")
-        return True, items
-
-    def _took(self, opened: _Open, value: Any) -> bool:
-        """``value``, an item of ``opened``, read: True where the item is whole
-        (its separator read), False where a dict's value follows its key."""
-        close = opened.close
-        self.space()
-        if close != "}":
-            opened.items.append(value)
-            if self.text.startswith(",", self.i):
-                self.i += 1
-                opened.comma = True
-            elif not self.text.startswith(close, self.i):
-                raise LiteralError(f"expected ',' or {close!r}")
-            return True
-        if opened.key is not _NO_KEY:  # (a dict's value; a set has no key)
-            opened.pairs.setdefault(opened.key, value)
-            opened.key = _NO_KEY
-        elif self.text.startswith(":", self.i) and not opened.items:
-            self.i += 1
-            if not isinstance(value, (str, int, float, bool)) and value is not None:
-                raise LiteralError("a dict key must be a string, a number, a bool or None")
-            opened.key = value if isinstance(value, str) else _key_text(value)
-            return False
-        elif not opened.pairs:
-            opened.items.append(value)
-        else:
-            raise LiteralError("expected ':' in a dict")
-        self.space()
-        if self.text.startswith(",", self.i):
-            self.i += 1
-        elif not self.text.startswith("}", self.i):
-            raise LiteralError("expected ',' or '}'")
-        return True
 
     def scalar(self) -> Any:
         """A value that is no container."""
