@@ -138,6 +138,8 @@ pub struct Engine {
     reasoning_runs: bool,
     /// The text of reasoning still open, where a call could be found in it.
     pub thought: Option<Vec<u32>>,
+    /// What the kept text let go, read (`_thought_reader`: a `ThoughtReader`).
+    thought_reader: Option<PyObject>,
     /// The grammar's `call_ends`, and what ends gathering (`_gather_stops`).
     pub call_ends: StopSet,
     /// The name of the grammar, for `InternalParserError`.
@@ -499,6 +501,7 @@ impl Engine {
             cut_checked: false,
             reasoning_runs: false,
             thought: thought.then(Vec::new),
+            thought_reader: None,
             engine_name: py.None(),
             lane: None,
             gathered: Vec::new(),
@@ -766,6 +769,7 @@ impl Engine {
                         if hit.found != Found::Markup {
                             if let Some(thought) = &mut self.thought {
                                 thought.clear(); // (a thought begins or ends: forget it)
+                                self.thought_reader = None;
                             }
                         }
                     }
@@ -1221,7 +1225,7 @@ impl Engine {
     ) -> PyResult<()> {
         self.offset += raw.len()? as i64;
         if !text_points.is_empty() && self.thought.is_some() {
-            self.keep_thought(text_points);
+            self.keep_thought(py, text_points)?;
         }
         let n = out.len();
         if n > 0
@@ -1235,24 +1239,41 @@ impl Engine {
         out.append(events::reasoning_event(py, text, raw)?)
     }
 
-    /// `_keep_thought`: keep reasoning text, its last window at least.
-    pub fn keep_thought(&mut self, text: &[u32]) {
+    /// `_keep_thought`: keep reasoning text, its last window at least; what
+    /// the window lets go is read by the thought's shadow reader (the
+    /// reference's `thought_read`), so its Markdown is known at the window.
+    pub fn keep_thought(&mut self, py: Python<'_>, text: &[u32]) -> PyResult<()> {
         let Some(thought) = &mut self.thought else {
-            return;
+            return Ok(());
         };
         thought.extend_from_slice(text);
         if thought.len() > 2 * THOUGHT_WINDOW {
             let cut = thought.len() - THOUGHT_WINDOW;
+            let head = pystr(py, &thought[..cut])?;
             thought.drain(..cut);
+            let reader = self.thought_reader.take();
+            let reader = py
+                .import("toolparse.engine.core")?
+                .getattr("thought_read")?
+                .call1((
+                    reader,
+                    self.grammar.py.bind(py),
+                    self.ctx.obj.bind(py),
+                    self.opts.max_call_chars,
+                    "native",
+                    head,
+                ))?;
+            self.thought_reader = Some(reader.unbind());
         }
+        Ok(())
     }
 
     /// `_calls_in_thought`: the stream ended in reasoning: the calls its kept
     /// text completes, read by a shadow engine (the reference's function).
     fn calls_in_thought(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<()> {
         let thought = std::mem::take(self.thought.get_or_insert_with(Vec::new));
-        let start = thought.len().saturating_sub(THOUGHT_WINDOW);
-        let text = pystr(py, &thought[start..])?;
+        let text = pystr(py, &thought)?;
+        let reader = self.thought_reader.take();
         let found = py
             .import("toolparse.engine.core")?
             .getattr("shadow_calls")?
@@ -1264,6 +1285,7 @@ impl Engine {
                 text,
                 self.opts.reasoning_calls == ReasoningCalls::Salvage,
                 self.offset,
+                reader,
             ))?;
         for event in found.try_iter()? {
             out.append(event?)?;

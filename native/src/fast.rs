@@ -768,7 +768,7 @@ impl Engine {
         self.bug(py, "reasoning")?;
         self.offset += delta.len()? as i64;
         if self.thought.is_some() {
-            self.keep_thought(&points_of(delta));
+            self.keep_thought(py, &points_of(delta))?;
         }
         one(py, events::reasoning_event(py, delta, delta)?)
     }

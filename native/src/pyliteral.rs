@@ -12,7 +12,8 @@
 //!
 //! Where the answer would depend on something only the interpreter knows,
 //! the reader declines ([`Failure::Decline`]) and the caller runs the Python
-//! function instead: a decimal integer of more than 640 digits (whether
+//! function instead: a `\N{name}` escape (the Unicode names are
+//! `unicodedata`'s), a decimal integer of more than 640 digits (whether
 //! `int()` reads it depends on `sys.get_int_max_str_digits()`), nesting past
 //! [`NATIVE_DEPTH`] (Python's own recursion limit may answer first), a
 //! hexadecimal, octal or binary integer too close to `10**4300` to tell
@@ -600,6 +601,10 @@ fn escape<T: Unit>(text: &[T], i: usize, out: &mut Vec<u32>) -> Result<usize, Fa
         let c = char::from_u32(c).unwrap_or('?');
         return error(format!("a bad \\{c} escape"));
     }
+    if c == 0x4E {
+        // N: `\N{name}` needs the Unicode names `unicodedata` holds: Python reads it
+        return Err(Failure::Decline);
+    }
     let octal = |k: usize| {
         text.get(k)
             .map(|&d| d.into())
@@ -994,6 +999,10 @@ mod tests {
         assert_eq!(parse("'ab\\"), err("a string is not closed"));
         assert_eq!(parse(r"'\x4'"), err("a bad \\x escape"));
         assert_eq!(parse(r"'\U00110000'"), err("a bad \\U escape"));
+        // (a named character: Python reads it; raw, it is kept as written)
+        assert_eq!(parse(r#"["a", "\N{BEL}"]"#), Err(Failure::Decline));
+        assert_eq!(parse(r#"r"\N{BEL}""#), Ok(s("\\N{BEL}")));
+        assert_eq!(parse(r"'\x4' '\N{BEL}'"), err("a bad \\x escape"));
         assert_eq!(parse("ur'x'"), err("a name (ur) is not a literal"));
         assert_eq!(
             parse(r#""\ud800""#),

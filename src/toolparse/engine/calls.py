@@ -250,7 +250,10 @@ class CallContext:
         """Give a new call its index and id and announce it."""
         index = self.next_index
         self.next_index += 1
-        call_id = self._id_factory(index)
+        try:
+            call_id = self._id_factory(index)
+        except Exception as exc:  # (the caller's factory: its error, named as such, not a parser bug)
+            raise InvalidOptionError(f"id_factory({index}) raised {type(exc).__name__}: {exc}") from exc
         if not isinstance(call_id, str):
             raise InvalidOptionError(f"id_factory({index}) returned {call_id!r}: call ids must be strings")
         self.out.append(new_call_start(index, call_id, name))

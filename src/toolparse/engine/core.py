@@ -41,7 +41,7 @@ from toolparse.engine.machine import Machine
 from toolparse.engine.native import concrete, use_native
 from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner, shared_scanner
 from toolparse.engine.thought import WINDOW as THOUGHT_WINDOW
-from toolparse.engine.thought import calls_found, last_window, trimmed
+from toolparse.engine.thought import ThoughtReader, own_context
 from toolparse.errors import InternalParserError, StreamClosedError, ToolparseError
 from toolparse.events import (
     SURROGATE,
@@ -129,6 +129,7 @@ class Engine:
         "_text_lane",
         "_thought",
         "_thought_chars",
+        "_thought_reader",
         "_unknown_on_error",
     )
     """The slots of the engine's state (each class of the engine names its own)."""
@@ -215,6 +216,7 @@ class Engine:
         self._reasoning_calls = reasoning_calls
         self._thought: list[str] | None = [] if keeps and grammar.openers.terms else None
         self._thought_chars = 0
+        self._thought_reader: ThoughtReader | None = None  # (what the kept text let go, read)
         self._call_ends, self._name_ends = _gather_stops(grammar.call_ends)
         # -- the lanes (see toolparse.engine.lanes): one of each kind, at most one armed
         self._lanes = lanes
@@ -760,6 +762,7 @@ class Engine:
                     if key is not MARKUP and self._thought:  # (a thought begins or ends: forget it)
                         self._thought = []
                         self._thought_chars = 0
+                        self._thought_reader = None
                 elif key is ANSWER:  # a forced answer begins
                     assert self._grammar.start is not None
                     self._begin(self._grammar.start, "")
@@ -987,26 +990,35 @@ class Engine:
         out.append(new_reasoning_delta(text, raw))
 
     def _keep_thought(self, text: str) -> None:
-        """Keep reasoning text, its last WINDOW characters at least (bounded)."""
+        """Keep reasoning text, its last WINDOW characters at least (bounded);
+        what the window lets go is read by the thought's shadow reader, so its
+        Markdown is known where the window begins (see toolparse.engine.thought)."""
         assert self._thought is not None
         self._thought.append(text)
         self._thought_chars += len(text)
         if self._thought_chars > 2 * THOUGHT_WINDOW:
-            self._thought, self._thought_chars = trimmed(self._thought)
+            kept = "".join(self._thought)
+            self._thought_reader = thought_read(
+                self._thought_reader,
+                self._grammar,
+                self._ctx,
+                self._max_call_chars,
+                self.engine,
+                kept[:-THOUGHT_WINDOW],
+            )
+            self._thought, self._thought_chars = [kept[-THOUGHT_WINDOW:]], THOUGHT_WINDOW
 
     def _calls_in_thought(self, out: list[Event]) -> None:
         """The stream ended in reasoning: the calls its kept text completes, read
         by a shadow engine (same grammar and tools, no reasoning), reported or
         salvaged (see toolparse.engine.thought)."""
         assert self._thought is not None
-        text = last_window(self._thought)
+        text = "".join(self._thought)
         self._thought = []
         salvage = self._reasoning_calls == "salvage"
-        out.extend(
-            shadow_calls(
-                self._grammar, self._ctx, self._max_call_chars, self.engine, text, salvage, self._offset
-            )
-        )
+        reader, self._thought_reader = self._thought_reader, None
+        grammar, ctx, limit = self._grammar, self._ctx, self._max_call_chars
+        out.extend(shadow_calls(grammar, ctx, limit, self.engine, text, salvage, self._offset, reader))
 
     def _joined_reasoning(self, events: list[Event]) -> list[Event]:
         """``events`` with each run of adjacent reasoning events joined into one
@@ -1042,14 +1054,37 @@ def shadow_calls(
     text: str,
     salvage: bool,
     offset: int,
+    reader: ThoughtReader | None = None,
 ) -> list[Event]:
-    """The events of the calls that ``text``, the kept text of reasoning that
-    never closed, completes: read by a shadow engine (same grammar and tools,
-    no reasoning), reported or salvaged (see :mod:`toolparse.engine.thought`).
-    Both engines call it, once, at the end of such a stream."""
-    shadow = Engine(grammar, ctx, errors_as_text=False, max_call_chars=max_call_chars, engine=engine)
-    found = shadow.feed(text) + shadow.close()
-    return calls_found(found, salvage, offset)
+    """The events of the calls that begin in the last window of ``text``, the
+    kept text of reasoning that never closed, read by a shadow engine (same
+    grammar and tools, no reasoning: ``reader``, where it has read what the
+    window let go before), reported or salvaged (see
+    :mod:`toolparse.engine.thought`). Both engines call it, once, at the end of
+    such a stream."""
+    head, window = text[:-THOUGHT_WINDOW], text[-THOUGHT_WINDOW:]
+    reader = thought_read(reader, grammar, ctx, max_call_chars, engine, head)
+    return reader.calls(window, salvage, offset, ctx)
+
+
+def thought_read(
+    reader: ThoughtReader | None,
+    grammar: CompiledGrammar,
+    ctx: CallContext,
+    max_call_chars: int,
+    engine: str,
+    text: str,
+) -> ThoughtReader:
+    """``reader`` (or a new one) after reading ``text``, which the window of
+    unclosed reasoning let go. Both engines call it, once a window's worth."""
+    if reader is None:
+        shadow = Engine(
+            grammar, own_context(ctx), errors_as_text=False, max_call_chars=max_call_chars, engine=engine
+        )
+        reader = ThoughtReader(shadow)
+    if text:
+        reader.let_go(text)
+    return reader
 
 
 class ReferenceShell:
