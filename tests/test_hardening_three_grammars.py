@@ -1,0 +1,54 @@
+"""What a hostile user found in round three (issue 51), items 6 (fenced JSON),
+7 (the native string lane) and 14 (gpt-oss, muse, kimi): one regression test
+each. Every input is checked by the invariant matrix (whole, one character at
+a time, random chunkings, no lanes) on the engine that runs, and by the
+native core against the Python reference, feed by feed, in each chunking."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from support import calls_of, check_all, errors_of, random_pieces, text_of
+from toolparse import ToolCall
+from toolparse.engine import native
+from toolparse.events import Event
+from toolparse.invariants import check_engines
+
+
+def checked(grammar: str, text: str, *, cuts: list[list[str]] | None = None, **options: Any) -> list[Event]:
+    """The events of ``text`` under every check: the invariant matrix in random
+    chunkings (and ``cuts``), and both engines alike in each."""
+    rng = random.Random(text)
+    splits = [random_pieces(text, rng) for _ in range(6)] + (cuts or [])
+    events = check_all(grammar, text, splits, **options)
+    if native.AVAILABLE:
+        for deltas in [[text], list(text), *splits]:
+            check_engines(grammar, deltas, **options)
+            check_engines(grammar, deltas, lanes=False, **options)
+    return events
+
+
+# -- 6a: fenced JSON, a fence closed right where the next one opens -----------------------------
+
+A = '```tool_call\n{"name": "a", "arguments": {"x": 1}}'
+B = '```tool_call\n{"name": "b", "arguments": {"y": "z"}}\n```'
+CALLS_AB = [{"name": "a", "arguments": {"x": 1}}, {"name": "b", "arguments": {"y": "z"}}]
+
+
+@pytest.mark.parametrize("closer", ["```", "``", "`", "````", "`````", "\n```", "\n`"])
+@pytest.mark.parametrize("line_break", ["\n", "\r\n"])
+def test_a_fence_glued_to_the_next_fence_keeps_both_calls(closer: str, line_break: str) -> None:
+    second = B.replace("tool_call\n", "tool_call" + line_break)
+    events = checked("fenced-json", "Sure. " + A + closer + second + " Done.")
+    assert calls_of(events) == CALLS_AB
+    assert text_of(events) == "Sure.  Done."
+    assert errors_of(events) == []
+
+
+def test_the_first_call_s_raw_ends_at_its_own_closer() -> None:
+    events = checked("fenced-json", A + "\n```" + B)
+    raws = [e.raw for e in events if isinstance(e, ToolCall)]
+    assert raws == [A + "\n```", B]
