@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from support import calls_of, check_all, errors_of, random_pieces, text_of
-from toolparse import ToolCall
+from toolparse import ToolCall, ToolCallError
 from toolparse.engine import native
-from toolparse.events import Event
+from toolparse.events import ErrorReason, Event
 from toolparse.invariants import check_engines
 
 
@@ -52,3 +52,39 @@ def test_the_first_call_s_raw_ends_at_its_own_closer() -> None:
     events = checked("fenced-json", A + "\n```" + B)
     raws = [e.raw for e in events if isinstance(e, ToolCall)]
     assert raws == [A + "\n```", B]
+
+
+# -- 7: the native string lane streamed a new call's text into an ended one ---------------------
+
+K2_FAILED = (
+    "<ifm|tool_calls><ifm|tool_call>{<ifm|tool_calls><ifm|tool_call>e<ifm|arg_key>c</ifm|arg_key>"
+    "<ifm|arg_value>P"
+)
+K2_NEXT = (
+    "</ifm|arg_value><ifm|tool_call>p</ifm|tool_call><ifm|tool_call>k<ifm|arg_key>c</ifm|arg_key>"
+    "<ifm|arg_value>x<> <!"
+)
+HY_FAILED = (
+    "<tool_calls:opensource><tool_call:opensource>e<arg_key:opensource>c</arg_key:opensource>"
+    "<arg_value:opensource>P"
+)
+HY_NEXT = (
+    "</arg_value:opensource>JUNK</tool_calls:opensource><tool_calls><tool_call>k<tool_sep>"
+    "<arg_key>c</arg_key><arg_value>x<> <!"
+)
+CASES_7 = {
+    # (a failed group, then a bare call: two blocks of different kinds, read by two machines)
+    "k2-horizon": (K2_FAILED, K2_NEXT, "[y</ifm|arg_value></ifm|tool_call>"),
+    # (a failed :opensource block, then a plain one)
+    "hunyuan": (HY_FAILED, HY_NEXT, "[y</arg_value></tool_call></tool_calls>"),
+}
+
+
+@pytest.mark.parametrize("grammar", list(CASES_7))
+def test_a_call_after_a_failed_block_of_another_kind_gets_its_own_deltas(grammar: str) -> None:
+    failed, next_, rest = CASES_7[grammar]
+    text = failed + next_ + rest
+    events = checked(grammar, text, cuts=[[failed, next_, *rest], [failed, next_, rest[0], rest[1:]]])
+    (call,) = [c for c in calls_of(events) if c["name"] == "k"]
+    assert call["arguments"] == {"c": "x<> <![y"}
+    assert ErrorReason.MALFORMED_MARKUP in [e.reason for e in events if isinstance(e, ToolCallError)]
