@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
-from support import calls_of, check_all, errors_of, random_pieces, text_of
+from support import calls_of, check_all, errors_of, random_pieces, reasoning_of, text_of
 from toolparse import ToolCall, ToolCallError
 from toolparse.engine import native
+from toolparse.engine.declare import Reasoning
+from toolparse.errors import InvalidOptionError
 from toolparse.events import ErrorReason, Event
 from toolparse.invariants import check_engines
 
@@ -88,3 +90,83 @@ def test_a_call_after_a_failed_block_of_another_kind_gets_its_own_deltas(grammar
     (call,) = [c for c in calls_of(events) if c["name"] == "k"]
     assert call["arguments"] == {"c": "x<> <![y"}
     assert ErrorReason.MALFORMED_MARKUP in [e.reason for e in events if isinstance(e, ToolCallError)]
+
+
+# -- 14: gpt-oss and muse messages; kimi arguments that are not an object -----------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "visible"),
+    [
+        ("<|start|>assistant<|message|>Hi<|end|>", "Hi"),
+        ("<|message|>Hi<|end|>", "Hi"),
+        ("<|message|>Hi", "Hi"),
+        ("<|channel|>analysis<|message|>Think<|end|><|start|>assistant<|message|>Hi<|return|>", "Hi"),
+    ],
+)
+def test_gpt_oss_a_message_with_no_channel_is_the_answer(text: str, visible: str) -> None:
+    events = checked("gpt-oss", text)
+    assert text_of(events) == visible
+    assert "<|" not in text_of(events)
+
+
+@pytest.mark.parametrize(
+    ("grammar", "text"),
+    [
+        (
+            "gpt-oss",
+            "<|channel|>analysis<|message|>Think<|start|>assistant<|channel|>final<|message|>Done<|return|>",
+        ),
+        ("gpt-oss", "<|channel|>analysis<|message|>Think<|start|>assistant<|message|>Done<|return|>"),
+        ("muse", " to=self<|message|>Think<|start|>assistant to=user<|message|>Done<|eot|>"),
+        ("muse", " to=self<|message|>Think<|start|>assistant<|message|>Done<|eot|>"),
+    ],
+)
+def test_a_message_left_without_its_end_is_ended_by_the_next_start(grammar: str, text: str) -> None:
+    events = checked(grammar, text)
+    assert reasoning_of(events) == "Think"
+    assert text_of(events) == "Done"
+
+
+def test_gpt_oss_a_call_after_an_unended_analysis_message_is_a_call() -> None:
+    text = (
+        "<|channel|>analysis<|message|>Need weather.<|start|>assistant<|channel|>commentary "
+        'to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>'
+    )
+    events = checked("gpt-oss", text)
+    assert calls_of(events) == [{"name": "get_weather", "arguments": {"city": "Paris"}}]
+    assert reasoning_of(events) == "Need weather."
+    assert errors_of(events) == []
+    # (with the recipient in the role part: the opener begins at <|start|>)
+    text = (
+        "<|channel|>analysis<|message|>Need weather.<|start|>assistant to=functions.get_weather"
+        '<|channel|>commentary json<|message|>{"city": "Paris"}<|call|>'
+    )
+    assert calls_of(checked("gpt-oss", text)) == [{"name": "get_weather", "arguments": {"city": "Paris"}}]
+
+
+def test_muse_a_call_after_an_unended_thought_is_a_call() -> None:
+    text = (
+        " to=self<|message|>Need weather.<|start|>assistant to=get_weather.get_weather<|message|>"
+        '<atem:function_calls>\n<atem:invoke name="get_weather">\n'
+        '<atem:parameter name="city">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>'
+    )
+    events = checked("muse", text, tools=[{"name": "get_weather", "parameters": {"type": "object"}}])
+    assert calls_of(events) == [{"name": "get_weather", "arguments": {"city": "Paris"}}]
+    assert reasoning_of(events) == "Need weather."
+
+
+def test_an_ended_thought_is_read_as_before() -> None:
+    text = "<|channel|>analysis<|message|>A<|end|><|start|>assistant<|channel|>final<|message|>B<|return|>"
+    events = checked("gpt-oss", text)
+    assert (reasoning_of(events), text_of(events)) == ("A", "B")
+
+
+def test_a_reasoning_marker_that_ends_it_is_checked() -> None:
+    with pytest.raises(InvalidOptionError):
+        Reasoning("<a>", "</a>", ended_by=("</a>",))
+    with pytest.raises(InvalidOptionError):
+        Reasoning("<a>", "</a>", ended_by=(" <b>",))
+    with pytest.raises(InvalidOptionError):
+        Reasoning("<a>", "</a>", ended_by="<b>")  # type: ignore[arg-type]
+    assert Reasoning("<a>", "</a>", ended_by=["<b>"]).ended_by == ("<b>",)  # type: ignore[arg-type]

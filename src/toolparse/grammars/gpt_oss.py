@@ -59,9 +59,13 @@ HARMONY_REASONING = Reasoning(
         "<|start|>assistant",
         *(f"<|channel|>{ch}{ct}<|message|>" for ch in ("final", "commentary") for ct in _CONTENT_TYPES),
         "<|channel|>commentary to=assistant",  # (a header cut short: the next channel counts)
+        # (a message with no channel, or output that begins at its message: the answer)
+        "<|message|>",
         "<|return|>",
         "<|call|>",
     ),
+    # (a message left without <|end|> has ended where the next one starts)
+    ended_by=("<|start|>",),
 )
 
 

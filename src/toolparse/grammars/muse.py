@@ -76,6 +76,8 @@ MUSE_REASONING = Reasoning(
         MESSAGE,
         EOT,
     ),
+    # (a message left without <|eom|> has ended where the next one starts)
+    ended_by=(START,),
 )
 
 
