@@ -170,3 +170,33 @@ def test_a_reasoning_marker_that_ends_it_is_checked() -> None:
     with pytest.raises(InvalidOptionError):
         Reasoning("<a>", "</a>", ended_by="<b>")  # type: ignore[arg-type]
     assert Reasoning("<a>", "</a>", ended_by=["<b>"]).ended_by == ("<b>",)  # type: ignore[arg-type]
+
+
+KIMI_CALL = "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>"
+KIMI_END = "<|tool_call_end|><|tool_calls_section_end|>"
+
+
+@pytest.mark.parametrize("arguments", ["hello", '["a"]', ' "x"', "42", "", " ", "null"])
+def test_kimi_arguments_that_are_not_an_object_are_an_error(arguments: str) -> None:
+    text = "Checking. " + KIMI_CALL + arguments + KIMI_END + " after"
+    events = checked("kimi", text)
+    assert calls_of(events) == []
+    (error,) = [e for e in events if isinstance(e, ToolCallError)]
+    assert error.reason == ErrorReason.MALFORMED_JSON and error.name == "f"
+    assert error.raw == KIMI_CALL + arguments + KIMI_END
+    assert text_of(events) == "Checking.  after"
+
+
+def test_kimi_a_broken_call_leaves_the_next_call_whole() -> None:
+    text = (
+        KIMI_CALL + "oops<|tool_call_end|><|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>"
+        ' {"a": 1}' + KIMI_END
+    )
+    events = checked("kimi", text)
+    assert calls_of(events) == [{"name": "g", "arguments": {"a": 1}}]
+    assert [e.reason for e in events if isinstance(e, ToolCallError)] == [ErrorReason.MALFORMED_JSON]
+
+
+def test_kimi_arguments_after_whitespace_still_read() -> None:
+    events = checked("kimi", KIMI_CALL + '\n {"a": [1]}' + KIMI_END)
+    assert calls_of(events) == [{"name": "f", "arguments": {"a": [1]}}]

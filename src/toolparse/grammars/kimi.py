@@ -31,6 +31,7 @@ from toolparse.engine.declare import (
     TermLike,
     go,
 )
+from toolparse.events import ErrorReason
 from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text
 from toolparse.tools import Tool
 
@@ -89,8 +90,15 @@ KIMI = Grammar(
             {":": go("index", call=True)}, otherwise=Fail("the call id is not functions.NAME:INDEX")
         ),
         "index": Space(
-            {ARGUMENT_BEGIN: go("arguments"), CALL_END: _NO_ARGUMENTS, CALL_BEGIN: _NO_ARGUMENTS},
+            {ARGUMENT_BEGIN: go("body"), CALL_END: _NO_ARGUMENTS, CALL_BEGIN: _NO_ARGUMENTS},
             otherwise=go(STAY),
+        ),
+        # (the call is begun: arguments that are not an object, or none, are its error,
+        # never text that would hide that the model called a tool)
+        "body": Space(
+            {},
+            chars={"{": go("arguments", again=True)},
+            otherwise=Fail("the arguments are not a JSON object", ErrorReason.MALFORMED_JSON),
         ),
         "arguments": JsonArgs(then="after call"),
         # (the next call, or the end of the stream, also ends a call whose end marker was lost)
