@@ -156,6 +156,17 @@ def test_muse_a_call_after_an_unended_thought_is_a_call() -> None:
     assert reasoning_of(events) == "Need weather."
 
 
+def test_a_start_that_is_no_markup_ends_the_thought_and_shows_as_before() -> None:
+    # (a tool's message echoed: <|start|> alone is not markup, as it was not before)
+    text = (
+        "<|channel|>analysis<|message|>Think<|start|>functions.f to=assistant"
+        "<|channel|>commentary<|message|>ok"
+    )
+    events = checked("gpt-oss", text)
+    assert reasoning_of(events) == "Think"
+    assert text_of(events) == "<|start|>functions.f to=assistantok"
+
+
 def test_an_ended_thought_is_read_as_before() -> None:
     text = "<|channel|>analysis<|message|>A<|end|><|start|>assistant<|channel|>final<|message|>B<|return|>"
     events = checked("gpt-oss", text)

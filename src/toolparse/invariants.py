@@ -145,8 +145,8 @@ def check_reasoning(events: Sequence[Event], reasonings: Sequence[Reasoning]) ->
     there, and no visible text. Reasoning opens and closes where a reasoning
     event's raw holds an opener or a closer of ``reasonings`` (whichever comes
     last), or where a marker that ends reasoning (``ended_by``) begins an
-    event's raw (a call's block opened by it: the raw of the call's last
-    event); other markup leaves it as it was. (A forced answer that never began,
+    event's raw or text (a call's block opened by it: the raw of the call's
+    last event); other markup leaves it as it was. (A forced answer that never began,
     the stream having ended inside reasoning, is an error, or with
     ``unknown_on_error`` a call, with no input of its own.) ``reasonings``: what
     the parser starts with first, then the markers of any format it may switch
@@ -158,8 +158,11 @@ def check_reasoning(events: Sequence[Event], reasonings: Sequence[Reasoning]) ->
     }
     open_ = reasonings[0].starts_open
     for event in events:
-        if open_ and ends and not isinstance(event, (ReasoningDelta, TextDelta)):
-            raw = event.raw if isinstance(event, (ToolCall, ToolCallError)) else raws.get(event.index, "")
+        if open_ and ends and not isinstance(event, ReasoningDelta):
+            if isinstance(event, TextDelta):
+                raw = event.text
+            else:
+                raw = event.raw if isinstance(event, (ToolCall, ToolCallError)) else raws.get(event.index, "")
             open_ = not raw.startswith(ends)
         if isinstance(event, ReasoningDelta):
             closed_at = max(max(event.raw.rfind(m) for m in (r.close, *r.ended_by)) for r in reasonings)

@@ -354,7 +354,7 @@ class Reasoning:
     """Markers that also end reasoning, before them: the format's next message
     begins there, so the one left without its closer has ended (harmony's
     ``<|start|>``). Reasoning closes where one begins, and it is read on as
-    the visible text reads it: declare it in ``markup`` (or as an opener)."""
+    the visible text reads it (as markup, an opener, or text)."""
 
     def __post_init__(self) -> None:
         for name in ("markup", "ended_by"):
