@@ -5,7 +5,8 @@
     ```
 
 The fence opens with ```` ```tool_call ```` and a newline and holds JSON call
-objects; a run of backticks closes it (models also close with a single one).
+objects; a run of backticks closes it (models also close with a single one),
+also one glued to the next fence's opener (```` ``````tool_call ````).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@
 (one line in the output: it is broken here for reading).
 
 The call id ``functions.NAME:IDX`` names the function (``functions.`` and
-``:IDX`` are optional). Arguments are one JSON object. Several sections, and
+``:IDX`` are optional). Arguments are one JSON object (anything else, or
+none, is a ``malformed_json`` error of the call). Several sections, and
 text between them, are read; so is a call whose section marker was lost.
 The markers reach a client only when the server keeps special tokens.
 """
