@@ -758,9 +758,12 @@ impl Engine {
                 };
                 match hit.found {
                     Found::ReasoningOpen | Found::ReasoningClose | Found::Markup => {
-                        let raw = pystr(py, &text[hit.start..hit.end])?;
-                        let empty = PyString::new(py, "");
-                        self.emit_reasoning(py, &[], &empty, &raw, out)?; // (markup: in a reasoning event)
+                        if hit.end > hit.start {
+                            // (reasoning a marker ends before it has no closer to show)
+                            let raw = pystr(py, &text[hit.start..hit.end])?;
+                            let empty = PyString::new(py, "");
+                            self.emit_reasoning(py, &[], &empty, &raw, out)?; // (markup: in a reasoning event)
+                        }
                         match hit.found {
                             Found::ReasoningOpen => self.scanner.enter_reasoning(),
                             Found::ReasoningClose => self.scanner.leave_reasoning(),

@@ -525,6 +525,14 @@ impl Engine {
             Some(&c) => stops.add(c),
             None => stops.add(0),
         }
+        // (and what may begin a marker that ends reasoning before it)
+        if let Some(inside) = &s.lexicons.inside {
+            for marker in inside.literals() {
+                if let Some(&c) = marker.first() {
+                    stops.add(c);
+                }
+            }
+        }
         Some(stops)
     }
 

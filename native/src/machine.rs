@@ -16,6 +16,7 @@
 //! text's first character may lie before the block's start).
 
 use std::cell::{OnceCell, RefCell};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use pyo3::prelude::*;
@@ -142,8 +143,15 @@ pub struct Machine {
     pub failed_at: i64,
     /// Where the last complete call or error ended.
     pub last_end: i64,
-    serials: u64,
 }
+
+/// Where the serials of calls and values come from: one count for every
+/// machine. An engine keeps a machine per kind of block (k2-horizon's group
+/// and its bare call), and the string lane tells strings apart by serial
+/// alone: counted per machine, the first value of a bare call had the serial
+/// of the failed group's, and the lane streamed the new call's text into the
+/// ended one (the reference compares the strings themselves).
+static SERIALS: AtomicU64 = AtomicU64::new(0);
 
 /// What the machine needs of the engine while it reads: Python, and the
 /// stream's call context.
@@ -277,7 +285,6 @@ impl Machine {
             rejected: false,
             failed_at: -1,
             last_end: 0,
-            serials: 0,
         }
     }
 
@@ -290,8 +297,7 @@ impl Machine {
     }
 
     pub(crate) fn next_serial(&mut self) -> u64 {
-        self.serials += 1;
-        self.serials
+        SERIALS.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// Begin reading a block after `opener` (its `name`, if it names a tool;

@@ -463,9 +463,16 @@ impl TextScanner {
             return (n, None); // (unreachable: a scanner in reasoning has its lexicons)
         };
         if let Some(m) = inside.find(text, i, ctx, None) {
+            let closer = match m.key {
+                Key::Literal(k) => inside.literals().get(k) == self.r_close.as_ref(),
+                _ => true,
+            };
+            // (a marker that ends reasoning before it: the reasoning closes with no
+            // closer of its own, and the marker is read on as the visible text's)
+            let end = if closer { m.end } else { m.start };
             return (
                 m.start,
-                Some(ScanHit::marker(m.start, m.end, Found::ReasoningClose)),
+                Some(ScanHit::marker(m.start, end, Found::ReasoningClose)),
             );
         }
         if last {

@@ -754,7 +754,10 @@ class Engine:
                     return
                 key = hit.key
                 if key is REASONING_OPEN or key is REASONING_CLOSE or key is MARKUP:
-                    self._emit_reasoning("", text[hit.start : hit.end], out)  # (markup: in a reasoning event)
+                    # (markup: in a reasoning event; reasoning that a marker ends before it has no
+                    # closer of its own to show)
+                    if hit.end > hit.start:
+                        self._emit_reasoning("", text[hit.start : hit.end], out)
                     if key is REASONING_OPEN:
                         scanner.enter_reasoning()
                     elif key is REASONING_CLOSE:

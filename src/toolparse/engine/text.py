@@ -110,6 +110,7 @@ class TextScanner:
         "_prelude",
         "_r_close",
         "_r_open",
+        "_r_stops",
         "_reasoning_lexicons",
         "_state",
         "_stops",
@@ -161,6 +162,8 @@ class TextScanner:
                     f"reasoning markers {reasoning.open!r}, {reasoning.close!r} cannot be used with "
                     f"the {grammar.name!r} grammar: {exc}"
                 ) from None
+            # (what may begin the closer, or a marker that ends reasoning before it)
+            self._r_stops = stops_of("".join(m[0] for m in (reasoning.close, *reasoning.ended_by)))
             if reasoning.anywhere:  # (else the opener counts only in the prelude, read there)
                 self._openers = self._reasoning_lexicons[0]
             if reasoning.starts_open:
@@ -194,7 +197,7 @@ class TextScanner:
         stands (the engine's reasoning lane); None: every delta needs a look."""
         if self._state != _REASONING or self._absorb or self._r_close is None:
             return None
-        return stops_of(self._r_close[0])
+        return self._r_stops
 
     @property
     def text_stops(self) -> Stops | None:
@@ -413,6 +416,10 @@ class TextScanner:
         assert full is not None and partial is not None
         m = full.search(text, i)
         if m is not None:
+            if m.group() != self._r_close:
+                # (a marker that ends reasoning before it: the reasoning closes with no
+                # closer of its own, and the marker is read on as the visible text's)
+                return m.start(), Hit(m.start(), m.start(), REASONING_CLOSE, "")
             return m.start(), Hit(m.start(), m.end(), REASONING_CLOSE, "")
         if final:
             return n, None
@@ -500,4 +507,4 @@ def _reasoning_lexicons(openers: Lexicon, reasoning: Reasoning) -> tuple[Lexicon
     for marker in markers:
         if marker in openers.terms:
             raise ValueError(f"the reasoning marker {marker!r} is also an opener of the grammar")
-    return Lexicon([*openers.terms, *markers]), Lexicon([reasoning.close])
+    return Lexicon([*openers.terms, *markers]), Lexicon([reasoning.close, *reasoning.ended_by])
