@@ -206,7 +206,7 @@ impl<V> MemberCall<V> {
         let mut scratch = Vec::with_capacity(ARGUMENTS_ROOM);
         scratch.push(b'{');
         let mut call = MemberCall {
-            name,
+            name: wide::replace_surrogates(name),
             scratch,
             written: true,
             args: Pieces::with_capacity(ARGUMENTS_ROOM),
@@ -269,7 +269,8 @@ impl<V> MemberCall<V> {
         host: &mut H,
         name: Vec<u8>,
     ) -> Result<(), H::Error> {
-        self.name = name;
+        // (a raw lone surrogate in the markup's name: U+FFFD, as in the arguments)
+        self.name = wide::replace_surrogates(name);
         if !host.is_known(&self.name)? {
             return Ok(());
         }

@@ -138,7 +138,8 @@ impl<V> CallState<V> {
         scratch: &mut Vec<u8>,
         name: Vec<u8>,
     ) -> Result<(), H::Error> {
-        let name = &**self.name.insert(name);
+        // (a raw lone surrogate in the markup's name: U+FFFD, as in the arguments)
+        let name = &**self.name.insert(wide::replace_surrogates(name));
         if !host.is_known(name)? {
             return Ok(());
         }

@@ -979,7 +979,10 @@ impl Machine {
             return call_error(env.py, slot, None, reason, message);
         }
         let name = match &self.json_name {
-            Some(name) => Some(points_str(env.py, name)?),
+            Some(name) => {
+                let name: Vec<u32> = name.iter().map(|&c| wide::replaced(c)).collect();
+                Some(points_str(env.py, &name)?)
+            }
             None => None,
         };
         Ok(Outcome::error(None, name, reason, message))

@@ -319,7 +319,8 @@ class Call:
     def announce(self, name: str) -> None:
         """The name is known: start the call (if the tool is known) and emit
         any arguments that arrived before it."""
-        self.name = name
+        # (a raw lone surrogate in the markup's name: U+FFFD, as in the arguments)
+        self.name = name = replace_lone_surrogates(name)
         if not self.ctx.is_known(name):
             return
         self.index, self.id = self.ctx.start(name)
@@ -577,7 +578,7 @@ class MemberCall(Call):
         self.scratch.append("{")
         self._unannounced = literal
         if literal:
-            self.name = name
+            self.name = replace_lone_surrogates(name)
         else:
             self.announce(name)
 
