@@ -640,6 +640,7 @@ mod tests {
         let (ending, issues) = call.outcome(host).unwrap();
         let ending = match ending {
             Ending::Invalid(problem) => format!("invalid: {}", wide::lossy(&problem)),
+            Ending::Malformed(problem) => format!("malformed: {}", wide::lossy(&problem)),
             Ending::Unknown(arguments) => format!("unknown: {arguments:?}"),
             Ending::Call(arguments) => format!("call: {arguments:?}"),
         };

@@ -1100,6 +1100,7 @@ fn call_outcome(env: &mut Env<'_, '_>, slot: &mut CallSlot, end: Option<i64>) ->
     let _ = host.none();
     match ending {
         Ending::Invalid(problem) => call_error(py, slot, end, Reason::InvalidCall, problem),
+        Ending::Malformed(problem) => call_error(py, slot, end, Reason::MalformedMarkup, problem),
         Ending::Unknown(arguments) => {
             let name = call_name_object(py, &slot.call)?;
             // f"no tool named {self.name!r} was declared"
