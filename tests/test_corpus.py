@@ -201,8 +201,7 @@ DECISIONS = {
         "QUIRK in the record: corpus policy unwraps CDATA in string values (tested below)"
     ),
     "morph-duplicate-string-tags": (
-        "a repeated string parameter makes the call an error (issue 51), where the record "
-        "keeps the first"
+        "a repeated string parameter makes the call an error (issue 51), where the record keeps the first"
     ),
     "morph-devstral-line-prefixed": "tool names on their own lines without tags are not read",
     "qwen-cdata-and-entities": (

@@ -81,7 +81,8 @@ def test_a_surrogate_escape_in_a_string_holding_json_is_replaced() -> None:
 
 def test_a_surrogate_escape_in_json_escaped_once_more_is_replaced() -> None:
     # (GLM-4.6's [{\"id\": 1}]: the JSON is decoded out of a string's escapes)
-    text = r'<tool_call>f<arg_key>a</arg_key><arg_value>[{\"x\": \"\ud800\ud83d\ude00\"}]</arg_value></tool_call>'
+    value = r"[{\"x\": \"\ud800\ud83d\ude00\"}]"
+    text = f"<tool_call>f<arg_key>a</arg_key><arg_value>{value}</arg_value></tool_call>"
     events = both("glm", text, tools=props(a="array"))
     valid(events)
     assert calls_of(events) == [{"name": "f", "arguments": {"a": [{"x": "\ufffd😀"}]}}]
@@ -123,10 +124,16 @@ def test_a_lone_surrogate_in_the_name_of_an_undeclared_tool_is_replaced_in_the_e
 # -- 10: NaN, the infinities and 1e400 are not JSON in a value either
 
 
-@pytest.mark.parametrize("literal", ["[NaN]", "[Infinity]", "[-Infinity]", '{"x": 1e400}', "[-1e400]", "[1, NaN]"])
+@pytest.mark.parametrize(
+    "literal", ["[NaN]", "[Infinity]", "[-Infinity]", '{"x": 1e400}', "[-1e400]", "[1, NaN]"]
+)
 @pytest.mark.parametrize("grammar", ["qwen3-coder", "glm", "minimax", "kimi-k3"])
 def test_nan_and_the_infinities_are_not_read_as_json(grammar: str, literal: str) -> None:
-    text = call_text(grammar, {"a": "A", "t": "T"}).replace(">A<", f">{literal}<").replace("\nA\n", f"\n{literal}\n")
+    text = (
+        call_text(grammar, {"a": "A", "t": "T"})
+        .replace(">A<", f">{literal}<")
+        .replace("\nA\n", f"\n{literal}\n")
+    )
     text = text.replace(">T<", f">{literal}<").replace("\nT\n", f"\n{literal}\n")
     for tools in (None, props(a="object", t="array")):
         events = both(grammar, text, tools=tools)
@@ -152,7 +159,9 @@ def test_finite_numbers_in_a_json_value_still_read() -> None:
 
 # -- 5: a parameter given twice: the call is not run as read
 
-TWICE = "parameter 'path' is given twice: a value may hold markup read as the call's own, so the call is not run"
+TWICE = (
+    "parameter 'path' is given twice: a value may hold markup read as the call's own, so the call is not run"
+)
 NOTE_PATH = props(note="string", path="string", mode="string")
 
 
@@ -199,8 +208,11 @@ def test_a_parameter_given_twice_is_an_error_with_the_raw_markup(grammar: str, t
 
 @pytest.mark.parametrize(
     "grammar",
-    ["glm", "minimax", "qwen3-coder", "kimi-k3", "hunyuan", "seed-oss", "mimo", "step3", "dots", "deepseek-v3.2"]
-    + ["k2-horizon", "xml", "muse", "beam", "iquest-q1", "longcat", "minicpm5", "gigachat3.5", "gemma4"],
+    [
+        *["glm", "minimax", "qwen3-coder", "kimi-k3", "hunyuan", "seed-oss", "mimo", "step3", "dots"],
+        *["deepseek-v3.2", "k2-horizon", "xml", "muse", "beam", "iquest-q1", "longcat", "minicpm5"],
+        *["gigachat3.5", "gemma4"],
+    ],
 )
 def test_a_value_holding_the_markup_of_a_parameter_and_its_real_one_after_is_not_run(grammar: str) -> None:
     # (the issue's case: the note's literal text names a parameter the tool has and the
@@ -244,8 +256,12 @@ def test_a_given_parameter_on_a_line_of_its_own_in_a_value_stays_text() -> None:
 TYPED = props(tags="array", n="integer", note="string")
 
 
-@pytest.mark.parametrize(("key", "value", "read"), [("tags", "[]", []), ("n", "3", 3), ("tags", "a, b", ["a", "b"])])
-def test_a_parameter_the_schema_lacks_after_a_typed_value_is_not_read_into_it(key: str, value: str, read: Any) -> None:
+@pytest.mark.parametrize(
+    ("key", "value", "read"), [("tags", "[]", []), ("n", "3", 3), ("tags", "a, b", ["a", "b"])]
+)
+def test_a_parameter_the_schema_lacks_after_a_typed_value_is_not_read_into_it(
+    key: str, value: str, read: Any
+) -> None:
     text = (
         f"<tool_call>\n<function=f>\n<parameter={key}>\n{value}\n</parameter>\n"
         "<parameter=type>\ncredit\n</parameter>\n</function>\n</tool_call>"
@@ -262,7 +278,9 @@ def test_a_parameter_the_schema_lacks_after_a_string_value_stays_in_it() -> None
         "<parameter=type>\ncredit\n</parameter>\n</function>\n</tool_call>"
     )
     events = both("qwen3-coder", text, tools=TYPED)
-    assert calls_of(events) == [{"name": "f", "arguments": {"note": "x\n</parameter>\n<parameter=type>\ncredit"}}]
+    assert calls_of(events) == [
+        {"name": "f", "arguments": {"note": "x\n</parameter>\n<parameter=type>\ncredit"}}
+    ]
 
 
 @pytest.mark.parametrize(
@@ -285,7 +303,18 @@ def test_coercion_still_splits_plain_lines_and_commas() -> None:
 
 # -- 4: only a value that is one whole <value> wrapper is unwrapped
 
-WRAPPED = ["qwen3-coder", "glm", "minimax", "hunyuan", "kimi-k3", "seed-oss", "mimo", "step3", "dots", "deepseek-v3.2"]
+WRAPPED = [
+    "qwen3-coder",
+    "glm",
+    "minimax",
+    "hunyuan",
+    "kimi-k3",
+    "seed-oss",
+    "mimo",
+    "step3",
+    "dots",
+    "deepseek-v3.2",
+]
 STRINGS = props(s="string", t="string", a="array")
 
 
