@@ -391,3 +391,19 @@ def test_a_wrapped_value_streams_when_it_is_decided() -> None:
     assert "abc" not in "".join(d.arguments_delta for d in deltas)  # (held: not decided yet)
     deltas = [e for e in parser.feed("</value> and more") if isinstance(e, ToolCallDelta)]
     assert "".join(d.arguments_delta for d in deltas) == "<value>abc</value> and more"
+
+
+@pytest.mark.parametrize(
+    ("grammar", "text"),
+    [
+        (
+            "hermes",
+            '<tool_call>{"name": "f", "arguments": {"a": "[Infinity]", "o": "{\\"x\\": NaN}"}}</tool_call>',
+        ),
+        ("xml", '<f><a>[Infinity]</a><o>{"x": NaN}</o></f>'),
+    ],
+)
+def test_a_string_holding_nan_is_not_parsed_into_an_array_or_object(grammar: str, text: str) -> None:
+    events = both(grammar, text, tools=props(a="array", o="object"))
+    (call,) = [e for e in events if isinstance(e, ToolCall)]
+    assert call.arguments == {"a": "[Infinity]", "o": '{"x": NaN}'}
