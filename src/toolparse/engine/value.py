@@ -332,13 +332,6 @@ class ValueReader:
             self._emit("\n")
             self._newline = False
 
-    def _out(self, piece: str) -> None:
-        held = self._held
-        if held is None:
-            self._emit(piece)
-        else:
-            held.append(piece)
-
     def _unwrap(self, whole: bool) -> None:
         """The wrapper is decided: emit what it held, unwrapped when it is the
         whole value, else with its tags as the text they then are."""
@@ -373,7 +366,10 @@ class ValueReader:
         if held:
             run = run[:-1]
         if run:
-            self._out(run)
+            if self._held is None:
+                self._emit(run)
+            else:
+                self._held.append(run)
         if held:
             self._newline = True
             self._line_start = True
@@ -386,7 +382,10 @@ class ValueReader:
             piece = "\n" + piece
         if self._line_start and piece.strip(" \t\r\n"):
             self._line_start = False
-        self._out(piece)
+        if self._held is None:
+            self._emit(piece)
+        else:  # (a wrapper not decided yet)
+            self._held.append(piece)
 
     def _start(self, text: str, i: int, final: bool) -> tuple[int, bool]:
         """At the value's start: drop one newline, unwrap ``<value>``. Returns the
