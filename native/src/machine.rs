@@ -985,7 +985,10 @@ impl Machine {
             return call_error(env.py, slot, None, reason, message);
         }
         let name = match &self.json_name {
-            Some(name) => Some(points_str(env.py, name)?),
+            Some(name) => {
+                let name: Vec<u32> = name.iter().map(|&c| wide::replaced(c)).collect();
+                Some(points_str(env.py, &name)?)
+            }
             None => None,
         };
         Ok(Outcome::error(None, name, reason, message))
@@ -1103,6 +1106,7 @@ fn call_outcome(env: &mut Env<'_, '_>, slot: &mut CallSlot, end: Option<i64>) ->
     let _ = host.none();
     match ending {
         Ending::Invalid(problem) => call_error(py, slot, end, Reason::InvalidCall, problem),
+        Ending::Malformed(problem) => call_error(py, slot, end, Reason::MalformedMarkup, problem),
         Ending::Unknown(arguments) => {
             let name = call_name_object(py, &slot.call)?;
             // f"no tool named {self.name!r} was declared"

@@ -32,6 +32,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
 use crate::json::float_repr;
 use crate::lexicon::{Name, Unit};
 use crate::pylexicon::new_str;
+use crate::wide;
 
 /// Nesting read natively at most: deeper, the reader declines (Python's
 /// reader recurses two frames a level, and with a `max_depth` past a few
@@ -401,13 +402,17 @@ impl<T: Unit, B: Build> Reader<'_, T, B> {
         (pair && is_quote(self.at(i + 2))).then_some(2)
     }
 
-    /// One string, or adjacent ones joined (`"a" 'b'`).
+    /// One string, or adjacent ones joined (`"a" 'b'`); a surrogate pair
+    /// (two escapes, which Python keeps apart) joined into its character, a
+    /// lone surrogate U+FFFD (`valid_unicode`): a value is valid Unicode.
     fn strings(&mut self) -> Result<Vec<u32>, Failure> {
         let mut out = Vec::new();
         self.string(&mut out)?;
         loop {
             self.space();
             if self.string_prefix(self.i).is_none() {
+                crate::engine::join_surrogate_pairs(&mut out);
+                out.iter_mut().for_each(|c| *c = wide::replaced(*c));
                 return Ok(out);
             }
             self.string(&mut out)?;
@@ -1004,10 +1009,12 @@ mod tests {
         assert_eq!(parse(r#"r"\N{BEL}""#), Ok(s("\\N{BEL}")));
         assert_eq!(parse(r"'\x4' '\N{BEL}'"), err("a bad \\x escape"));
         assert_eq!(parse("ur'x'"), err("a name (ur) is not a literal"));
+        // (a lone surrogate is U+FFFD; a pair, two escapes, is its character)
         assert_eq!(
             parse(r#""\ud800""#),
-            Ok(Tree::Scalar(Scalar::Str(vec![0xD800])))
+            Ok(Tree::Scalar(Scalar::Str(vec![0xFFFD])))
         );
+        assert_eq!(parse(r#""\ud83d" "\ude00""#), Ok(s("😀")));
     }
 
     #[test]

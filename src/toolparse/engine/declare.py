@@ -205,7 +205,8 @@ class Value:
     """A parameter's text up to one of the ``on`` terminals.
 
     One newline after the opening tag and one before the closing tag are
-    dropped; a ``<value>...</value>`` wrapper is unwrapped. With ``xml``, the
+    dropped; a value that is one whole ``<value>...</value>`` wrapper is
+    unwrapped (see :mod:`toolparse.engine.value`). With ``xml``, the
     five predefined entities and numeric references are decoded and CDATA is
     unwrapped (elsewhere values are the model's raw text), and a value that
     is not a plain string keeps its markup, nested elements included.

@@ -45,7 +45,7 @@ from toolparse.engine.compile import (
 from toolparse.engine.lexicon import Hit
 from toolparse.engine.regions import READERS, RegionReader
 from toolparse.engine.value import ValueReader, only_closes
-from toolparse.events import ErrorReason
+from toolparse.events import ErrorReason, replace_lone_surrogates
 from toolparse.readers.json import JsonSyntaxError
 from toolparse.readers.pyliteral import parse_literal
 from toolparse.readers.xml_tree import fragment_value
@@ -538,7 +538,8 @@ class Machine:
         if call is not None:
             call.flush()
             return call.error(None, reason, message)
-        return Outcome(None, self.json_name, reason=reason, message=message)
+        name = self.json_name
+        return Outcome(None, name and replace_lone_surrogates(name), reason=reason, message=message)
 
     def _unfinished(self, pos: int, message: str) -> None:
         self._error = self._now(ErrorReason.UNFINISHED_CALL, message)

@@ -16,6 +16,8 @@ import re
 import unicodedata
 from typing import Any, Final
 
+from toolparse.events import valid_unicode
+
 _SPACE: Final = re.compile(r"[ \t\r\n]*")
 _NUMBER: Final = re.compile(
     r"[+-]?(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|"
@@ -182,12 +184,14 @@ class _Reader:
         raise LiteralError(f"unexpected {text[i : i + 20]!r}")
 
     def strings(self) -> str:
-        """One string, or adjacent ones joined (``"a" 'b'``)."""
+        """One string, or adjacent ones joined (``"a" 'b'``); a surrogate pair
+        (``"\\ud83d\\ude00"``, two escapes, which Python keeps apart) joined
+        into its character, a lone surrogate U+FFFD: a value is valid Unicode."""
         parts = [self.string()]
         while True:
             self.space()
             if _STRING_PREFIX.match(self.text, self.i) is None:
-                return "".join(parts)
+                return valid_unicode("".join(parts))
             parts.append(self.string())
 
     def string(self) -> str:
