@@ -42,6 +42,9 @@ pub const GATHER: i64 = 64;
 pub const GATHER_QUIET: i64 = 4096;
 /// The least of a large delta a block is given at a time (`_WINDOW`).
 pub const WINDOW: usize = 4096;
+/// The most text an opener's block reads, while no grammar is decided, before
+/// it announces a call (`auto.TRIAL`).
+pub const TRIAL: usize = 256;
 /// Reasoning kept for a call in unclosed reasoning (`thought.WINDOW`).
 pub const THOUGHT_WINDOW: usize = 65_536;
 
@@ -135,6 +138,12 @@ pub struct Engine {
     pub broken: Option<PyObject>,
     refeed_until: i64,
     cut_checked: bool,
+    /// (`grammar="auto"`, undecided) the opener of a block not confirmed yet: no
+    /// call announced (its index would be `trial_from`).
+    trial: Vec<u32>,
+    trial_from: i64,
+    /// (the code or quote its opener, a special token, ended)
+    trial_markdown: Option<crate::text::State>,
     reasoning_runs: bool,
     /// The text of reasoning still open, where a call could be found in it.
     pub thought: Option<Vec<u32>>,
@@ -334,6 +343,7 @@ fn native_scanner(
         prelude: scanner.getattr(intern!(py, "_prelude"))?.is_truthy()?,
         absorb: scanner.getattr(intern!(py, "_absorb"))?.is_truthy()?,
         newline: None,
+        ended: None,
     };
     Ok((core, text_lexicons, code_lexicons))
 }
@@ -498,6 +508,9 @@ impl Engine {
             closed: false,
             broken: None,
             refeed_until: 0,
+            trial: Vec::new(),
+            trial_from: 0,
+            trial_markdown: None,
             cut_checked: false,
             reasoning_runs: false,
             thought: thought.then(Vec::new),
@@ -823,7 +836,18 @@ impl Engine {
             let pos = self.raw_base + raw_len;
             let limited;
             let j;
-            if span <= WINDOW as i64 && span < room {
+            let trial = self.unconfirmed(py)?;
+            let left = TRIAL.min(self.opts.max_call_chars.max(0) as usize) as i64 - raw_len;
+            if trial && span > left {
+                // (an opener not confirmed yet: its block reads TRIAL characters at most)
+                limited = true;
+                j = if left > 0 {
+                    let part = text[i..i + left as usize].to_vec();
+                    i + self.with_machine(py, |m, env| m.feed(env, &part, 0, pos, false))?
+                } else {
+                    i
+                };
+            } else if span <= WINDOW as i64 && span < room {
                 // (the usual delta: small, well inside the limit)
                 limited = false;
                 j = self.with_machine(py, |m, env| m.feed(env, text, i, pos, last))?;
@@ -859,6 +883,13 @@ impl Engine {
             let (failed_at, finished) = self
                 .current_ref()
                 .map_or((-1, false), |m| (m.failed_at, m.finished));
+            if trial && !finished && (limited || failed_at >= 0) && self.unconfirmed(py)? {
+                // (it broke, or needs more than TRIAL characters, before announcing a call)
+                let again = self.abandon(py, out)?;
+                i = self.rewind(text, i, again);
+                n = text.len();
+                continue;
+            }
             if failed_at >= 0 && !finished && !self.cut_checked {
                 self.cut_broken_block(py, failed_at)?;
             }
@@ -866,10 +897,7 @@ impl Engine {
                 let leftover = self.finish_block(py, out)?;
                 if !leftover.is_empty() {
                     // raw read past the block's end (a cut): read it again as output
-                    let (t, k) = rewound(std::mem::take(text), i, leftover);
-                    self.scanner.forget_text();
-                    *text = t;
-                    i = k;
+                    i = self.rewind(text, i, leftover);
                     n = text.len();
                 }
                 continue;
@@ -946,6 +974,13 @@ impl Engine {
                 .cloned()
                 .ok_or_else(|| PyValueError::new_err("an opener with no step"))?,
         };
+        if grammar.auto.is_some() {
+            // (undecided: the opener is confirmed only by a call its block announces)
+            self.trial.clear();
+            self.trial.extend_from_slice(&text[hit.start..hit.end]);
+            self.trial_from = self.ctx.next_index(py)?;
+            self.trial_markdown = self.scanner.ended.take();
+        }
         if spec.again {
             // (bare JSON's "{": the block's reader reads it)
             self.begin(py, &spec, false, name, 0)?;
@@ -986,6 +1021,11 @@ impl Engine {
     /// `_finish_block`: turn the finished block into events; return raw text
     /// to read again.
     fn finish_block(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<Vec<u32>> {
+        if self.unconfirmed(py)? {
+            // (it ended, as text or an error, before announcing a call)
+            return self.abandon(py, out);
+        }
+        self.trial.clear();
         let raw = std::mem::take(&mut self.raw);
         let base = self.raw_base;
         let (end, outcomes, rejected, block_id) = {
@@ -1026,6 +1066,62 @@ impl Engine {
         let newline = cut == 0 || raw.at(cut - 1) == u32::from(b'\n');
         self.scanner.after_block(newline);
         let rest = raw.points(cut, raw.len()).into_owned();
+        raw.recycle(&mut self.raw);
+        Ok(rest)
+    }
+
+    /// [`rewound`] in place: where reading goes on in `text`. The scanner
+    /// forgets its newline search only when the text is a new one: the same
+    /// text read again keeps it (`grammar="auto"` reads again after every opener
+    /// only mentioned, and a search of a long line to its end each time would
+    /// be quadratic).
+    fn rewind(&mut self, text: &mut Vec<u32>, i: usize, again: Vec<u32>) -> usize {
+        let copied = again.len() > i || text[i - again.len()..i] != again[..];
+        let (t, k) = rewound(std::mem::take(text), i, again);
+        if copied {
+            self.scanner.forget_text();
+        }
+        *text = t;
+        k
+    }
+
+    /// `_unconfirmed`: (`grammar="auto"`, undecided) the block being read is an
+    /// opener's that no call has confirmed yet (a call announced confirms it).
+    fn unconfirmed(&mut self, py: Python<'_>) -> PyResult<bool> {
+        if self.trial.is_empty() {
+            return Ok(false);
+        }
+        if self.ctx.next_index(py)? != self.trial_from {
+            self.trial.clear();
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// `_abandon`: (`grammar="auto"`) the block of an opener that no call
+    /// confirmed: the opener is text, and what the block read after it is
+    /// read again as output (at most TRIAL characters, once per opener).
+    fn abandon(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<Vec<u32>> {
+        let opener = std::mem::take(&mut self.trial);
+        let raw = std::mem::take(&mut self.raw);
+        if self.raw_base != 0 || raw.len() < opener.len() {
+            return Err(PyValueError::new_err(
+                "an unconfirmed block without its opener",
+            ));
+        }
+        if let Some(machine) = self.current() {
+            machine.take_outcomes(); // (errors of markup only mentioned: none is shown)
+        }
+        self.machine = None;
+        self.emit_text(py, &opener, out)?;
+        match self.trial_markdown.take() {
+            // (a token mentioned in code: the code goes on)
+            Some(state) => self.scanner.resume(state),
+            None => self
+                .scanner
+                .after_block(opener.last() == Some(&u32::from(b'\n'))),
+        }
+        let rest = raw.points(opener.len(), raw.len()).into_owned();
         raw.recycle(&mut self.raw);
         Ok(rest)
     }
@@ -1085,7 +1181,7 @@ impl Engine {
             let end = self.raw_base + self.raw.len() as i64;
             self.set_out(py, out)?;
             self.with_machine(py, |m, env| m.close(env, end))?;
-            if self.current_ref().is_some_and(Machine::unfinished_block) {
+            if self.current_ref().is_some_and(Machine::unfinished_block) && !self.unconfirmed(py)? {
                 self.cut_broken_block(py, end)?;
             }
             let leftover = self.finish_block(py, out)?;

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from toolparse.engine import native
+from toolparse.engine.auto import TRIAL
 from toolparse.engine.calls import CallContext, OpenString, Outcome
 from toolparse.engine.compile import Block, CompiledGrammar, COpener
 from toolparse.engine.declare import Grammar, Reasoning
@@ -130,6 +131,9 @@ class Engine:
         "_thought",
         "_thought_chars",
         "_thought_reader",
+        "_trial",
+        "_trial_from",
+        "_trial_markdown",
         "_unknown_on_error",
     )
     """The slots of the engine's state (each class of the engine names its own)."""
@@ -211,6 +215,11 @@ class Engine:
         self._broken: ToolparseError | None = None
         self._refeed_until = 0  # stream position up to which input is being read again
         self._cut_checked = False
+        # (grammar="auto", undecided) the opener of a block not confirmed yet: no call
+        # announced (its index would be _trial_from). See toolparse.engine.auto.
+        self._trial = ""
+        self._trial_from = 0
+        self._trial_markdown: int | None = None  # (the code or quote its opener, a token, ended)
         self._reasoning_runs = False  # two reasoning events were made in a row: join them
         # the text of reasoning still open, where a call could be found in it (toolparse.engine.thought)
         self._reasoning_calls = reasoning_calls
@@ -787,7 +796,15 @@ class Engine:
             raw = self._raw
             room = self._max_call_chars + 1 - raw.length
             span = n - i
-            if span <= _WINDOW and span < room:  # (the usual delta: small, well inside the limit)
+            trial = self._unconfirmed()
+            if trial and span > (left := min(TRIAL, self._max_call_chars) - raw.length):
+                limited = True  # (an opener not confirmed yet: its block reads TRIAL characters at most)
+                j = (
+                    i + machine.feed(text[i : i + left], 0, self._raw_base + raw.length, False)
+                    if left > 0
+                    else i
+                )
+            elif span <= _WINDOW and span < room:  # (the usual delta: small, well inside the limit)
                 limited = False
                 j = machine.feed(text, i, self._raw_base + raw.length, final)
             else:
@@ -807,6 +824,10 @@ class Engine:
             if j > i:
                 raw.append(text[i:j])
             i = j
+            if trial and not machine.finished and self._unconfirmed() and (limited or machine.failed_at >= 0):
+                # (it broke, or needs more than TRIAL characters, before announcing a call)
+                text, i, n = self._rewound(text, i, self._abandon(out))
+                continue
             if machine.failed_at >= 0 and not machine.finished and not self._cut_checked:
                 self._cut_broken_block(machine, machine.failed_at)
             if machine.finished:
@@ -851,6 +872,10 @@ class Engine:
             spec = claim.opener
         else:
             spec = self._grammar.opener_steps[key]
+        if auto is not None:  # (undecided: the opener is confirmed only by a call its block announces)
+            self._trial = text[hit.start : hit.end]
+            self._trial_from = self._ctx.next_index
+            self._trial_markdown, self._scanner.ended = self._scanner.ended, None
         if spec.again:  # (bare JSON's "{": the block's reader reads it)
             self._begin(spec, name)
             return hit.start
@@ -875,6 +900,9 @@ class Engine:
         """Turn the finished block into events; return raw text to read again."""
         machine = self._machine
         assert machine is not None
+        if self._unconfirmed():  # (it ended, as text or an error, before announcing a call)
+            return self._abandon(out)
+        self._trial = ""
         raw = self._raw.text()
         base = self._raw_base
         end = max(machine.end, base) if machine.end >= 0 else base + len(raw)
@@ -893,6 +921,36 @@ class Engine:
         self._scanner.after_block(kept[-1] if kept else "\n")
         return raw[end - base :]
 
+    def _unconfirmed(self) -> bool:
+        """(``grammar="auto"``, undecided) The block being read is an opener's
+        that no call has confirmed yet (a call announced confirms it)."""
+        if not self._trial:
+            return False
+        if self._ctx.next_index != self._trial_from:
+            self._trial = ""
+            return False
+        return True
+
+    def _abandon(self, out: list[Event]) -> str:
+        """(``grammar="auto"``) The block of an opener that no call confirmed:
+        the opener is text, and what the block read after it is read again as
+        output (at most TRIAL characters, once per opener: linear)."""
+        machine = self._machine
+        assert machine is not None
+        opener = self._trial
+        raw = self._raw.text()
+        assert not self._raw_base and raw.startswith(opener)
+        machine.take_outcomes()  # (errors of markup only mentioned: none is shown)
+        self._trial = ""
+        self._machine = None
+        self._raw.clear()
+        self._emit_text(opener, out)
+        if self._trial_markdown is not None:  # (a token mentioned in code: the code goes on)
+            self._scanner.resume(self._trial_markdown)
+        else:
+            self._scanner.after_block(opener[-1])
+        return raw[len(opener) :]
+
     def _decide(self, name: str) -> None:
         """(``grammar="auto"``) Read the rest of the stream as the grammar ``name``."""
         auto = self._grammar.auto
@@ -909,7 +967,7 @@ class Engine:
         while machine is not None:
             end = self._raw_base + self._raw.length
             machine.close(end)
-            if machine.unfinished:
+            if machine.unfinished and not self._unconfirmed():
                 self._cut_broken_block(machine, end)
             leftover = self._finish_block(out)
             if leftover:
