@@ -312,7 +312,11 @@ def test_a_long_argument_costs_linear_time_in_small_deltas_and_one_huge_one(mode
         return '<tool_call>{"name": "get_weather", "arguments": {"city": "' + "ab\\n" * n + '"}}</tool_call>'
 
     for size in (4, 10**7):
-        check_linear(f"{mode}, deltas of {size}", lambda n, size=size: _elapsed(cls, text(n), size), 20_000)
+
+        def measure(n: int, size: int = size) -> float:
+            return _elapsed(cls, text(n), size)
+
+        check_linear(f"{mode}, deltas of {size}", measure, 20_000)
 
 
 def test_a_request_without_tools_reads_no_call() -> None:
