@@ -23,7 +23,7 @@ from support import random_pieces
 from toolparse import ReasoningDelta, StreamParser, TextDelta, ToolCall
 from toolparse.engine.auto import LOOKAHEAD
 from toolparse.events import Event
-from toolparse.grammars import AUTO_LEFT_OUT, ENTRIES, GRAMMARS
+from toolparse.grammars import AUTO_LEFT_OUT, ENTRIES, GRAMMARS, auto_tables
 from toolparse.invariants import check_all, normalize
 
 # (text, calls) rendered by each grammar's prompt side
@@ -222,3 +222,185 @@ def test_prose_is_text_at_once() -> None:
     out = [parser.feed("Plain prose, ") for _ in range(3)]
     assert all(len(o) == 1 for o in out[1:])
     assert parser.lane == "text"
+
+
+# -- a marker mentioned in prose decides nothing (issue 51, item 1) ----------------------------------
+
+
+def _watched_markers() -> list[str]:
+    """Every literal marker ``grammar="auto"`` watches for: its members' openers
+    and the markers that decide a member on sight."""
+    tables = auto_tables().auto
+    assert tables is not None
+    openers = [t for g in tables.declarations.values() for t in g.openers if isinstance(t, str)]
+    return sorted({*openers, *tables.deciders})
+
+
+WATCHED = _watched_markers()
+_FRAMINGS = {
+    "bare": "That model writes {marker} first. ",
+    "backticks": "That model writes `{marker}` first. ",
+    "fenced": "That model writes this first:\n```\n{marker}\n```\n",
+}
+_REAL_CALLS = ("hermes", "qwen3-coder", "mistral")
+_MENTION_CASES = [
+    (framing, marker, named)
+    for named in _REAL_CALLS
+    for marker in WATCHED
+    # (a mention of the named grammar's own opener is that grammar's markup to it too)
+    if marker not in GRAMMARS[named].openers
+    for framing in _FRAMINGS
+]
+ITEM_1 = "issue 51 item 1 (auto decided by a mention)"
+# The markers whose mention failed before item 1 was fixed (the same on both
+# engines, for every real call), bare or in backticks ("in prose") and in a
+# fence: marked xfail. Once the fix is merged, empty both sets (a case still
+# failing then shows as a failure, not an xfail).
+MENTION_FAILS_UNTIL_ITEM_1: dict[str, set[str]] = {
+    "in prose": {
+        "</seed:think>",
+        "<channel|>",
+        "<function_calls>",
+        "<ifm|tool_call>",
+        "<seed:think>",
+        "<start_function_call>",
+        "<turn|>",
+        "<|END_OF_TURN_TOKEN|>",
+        "<|END_RESPONSE|>",
+        "<|END_TEXT|>",
+        "<|END_THINKING|>",
+        "<|START_RESPONSE|>",
+        "<|START_TEXT|>",
+        "<|START_THINKING|>",
+        "<|call|>",
+        "<|channel>",
+        "<|channel>thought",
+        "<|channel>thought\n",
+        "<|channel|>analysis to=",
+        "<|channel|>analysis<|message|>",
+        "<|channel|>commentary <|constrain|>json<|message|>",
+        "<|channel|>commentary json<|message|>",
+        "<|channel|>commentary to=",
+        "<|channel|>commentary to=assistant",
+        "<|channel|>commentary<|constrain|>json<|message|>",
+        "<|channel|>commentary<|message|>",
+        "<|channel|>final <|constrain|>json<|message|>",
+        "<|channel|>final json<|message|>",
+        "<|channel|>final<|constrain|>json<|message|>",
+        "<|channel|>final<|message|>",
+        "<|content_invoke_tool_json|>",
+        "<|content_invoke_tool_text|>",
+        "<|content_model_end_sampling|>",
+        "<|content_text|>",
+        "<|content_thinking|>",
+        "<|content_tool_error|>",
+        "<|end_message|>",
+        "<|endoftext|>",
+        "<|end|>",
+        "<|message_model|><|content_invoke_tool_text|>",
+        "<|message_model|><|content_text|>",
+        "<|message_model|><|content_tool_error|>",
+        "<|open|>tools<|sep|>",
+        "<|plamo:begin_think:plamo|>",
+        "<|plamo:begin_tool_request:plamo|>",
+        "<|plamo:end_think:plamo|>",
+        "<|plamo:tag|>",
+        "<|return|>",
+        "<|start|>assistant",
+        "<|start|>assistant to=",
+        "<|tool_call>",
+        "<|tool_call_begin|>",
+        "<|tool_call_start|>",
+        "<|tool_response>",
+        "<|tools_prefix|>",
+        "<\uff5cGCML\uff5ctool_calls>",
+        "<\uff5ctool calls begin\uff5c>",
+        "<\uff5ctool\\_calls\\_begin\uff5c>",
+        "<\uff5ctool_call_begin\uff5c>",
+        "<\uff5ctool_calls_begin\uff5c>",
+        "<\uff5ctool\u2581calls\u2581begin\uff5c>",
+        "<\uff5ctool\u2581calls\uff5c>",
+        "<\uff5ctool\u2581call\u2581begin\uff5c>",
+        "[TOOL_CALLS]",
+    },
+    "in a fence": {
+        "<channel|>",
+        "<ifm|tool_call>",
+        "<ifm|tool_calls>",
+        "<iquest_tool_call>",
+        "<start_function_call>",
+        "<tool_calls:opensource>",
+        "<tool_calls>",
+        "<turn|>",
+        "<|END_OF_TURN_TOKEN|>",
+        "<|END_RESPONSE|>",
+        "<|END_TEXT|>",
+        "<|END_THINKING|>",
+        "<|START_ACTION|>",
+        "<|START_RESPONSE|>",
+        "<|START_TEXT|>",
+        "<|START_THINKING|>",
+        "<|action_start|>",
+        "<|call|>",
+        "<|channel>",
+        "<|channel>thought",
+        "<|channel>thought\n",
+        "<|channel|>analysis to=",
+        "<|channel|>analysis<|message|>",
+        "<|channel|>commentary <|constrain|>json<|message|>",
+        "<|channel|>commentary json<|message|>",
+        "<|channel|>commentary to=",
+        "<|channel|>commentary to=assistant",
+        "<|channel|>commentary<|constrain|>json<|message|>",
+        "<|channel|>commentary<|message|>",
+        "<|channel|>final <|constrain|>json<|message|>",
+        "<|channel|>final json<|message|>",
+        "<|channel|>final<|constrain|>json<|message|>",
+        "<|channel|>final<|message|>",
+        "<|content_invoke_tool_json|>",
+        "<|content_invoke_tool_text|>",
+        "<|content_model_end_sampling|>",
+        "<|content_text|>",
+        "<|content_thinking|>",
+        "<|content_tool_error|>",
+        "<|end_message|>",
+        "<|endoftext|>",
+        "<|end|>",
+        "<|message_model|><|content_invoke_tool_text|>",
+        "<|message_model|><|content_text|>",
+        "<|message_model|><|content_tool_error|>",
+        "<|open|>tools<|sep|>",
+        "<|return|>",
+        "<|start|>assistant",
+        "<|start|>assistant to=",
+        "<|tool_call>",
+        "<|tool_call_start|>",
+        "<|tool_response>",
+        "<|tools_prefix|>",
+        "<\uff5cGCML\uff5ctool_calls>",
+    },
+}
+
+
+def _mention_param(framing: str, marker: str, named: str) -> Any:
+    marks = []
+    if marker in MENTION_FAILS_UNTIL_ITEM_1["in a fence" if framing == "fenced" else "in prose"]:
+        marks.append(pytest.mark.xfail(strict=False, reason=ITEM_1))
+    return pytest.param(framing, marker, named, marks=marks, id=f"{named}:{framing}:{marker!r}")
+
+
+@pytest.mark.parametrize(("framing", "marker", "named"), [_mention_param(*c) for c in _MENTION_CASES])
+def test_a_marker_mentioned_in_prose_decides_nothing(framing: str, marker: str, named: str) -> None:
+    """``That model writes `[TOOL_CALLS]` first. Now the real call: <tool_call>...``:
+    auto reads the real call as the named grammar does (the mention is text)."""
+    call = ENTRIES[named].grammar.prompt.render_call_after_text("get_weather", {"city": "Paris"})
+    output = _FRAMINGS[framing].format(marker=marker) + "Now the real call: " + call + "\nDone."
+    rng = random.Random(f"{framing}{marker}{named}")
+    for deltas in ([output], list(output), random_pieces(output, rng)):
+        named_events, _ = _events(named, deltas, None)
+        assert [(e.name, e.arguments) for e in named_events if isinstance(e, ToolCall)] == [
+            ("get_weather", {"city": "Paris"})
+        ], "the named grammar itself misses the call"
+        auto, decided = _events("auto", deltas, None)
+        assert normalize(auto) == normalize(named_events), f"split into {len(deltas)} deltas"
+        assert decided == named

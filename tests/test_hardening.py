@@ -1,5 +1,6 @@
 """What a hostile user found (issue 9), one regression test each, and the growth
-check: pathological outputs parse in linear time (time at n against 4 n)."""
+check: pathological outputs parse in linear time (CPU time at n against 4 n,
+the least of several runs: :mod:`toolparse.growth`, which load cannot fail)."""
 
 from __future__ import annotations
 
@@ -23,14 +24,12 @@ from toolparse import (
 from toolparse import tools as tools_module
 from toolparse.cli import main
 from toolparse.coercion import coerce, patterns
-from toolparse.growth import SHAPES, Shape, check_growth
-
-GROWTH_SIZE = {"hermes: one delta of many calls past max_call_chars": 40_000}
+from toolparse.growth import SHAPES, Shape, check_growth, cpu_seconds
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=[s.name for s in SHAPES])
 def test_pathological_outputs_parse_in_linear_time(shape: Shape) -> None:
-    check_growth(shape, GROWTH_SIZE.get(shape.name, 10_000))
+    check_growth(shape, 10_000)  # (a shape that needs more says so: Shape.least)
 
 
 # 1, 2, 3: each was quadratic; their growth is checked above. Here: they still parse right.
@@ -241,21 +240,22 @@ def test_the_cost_per_delta_does_not_grow_with_the_number_of_properties() -> Non
     # A closing tag followed by the start of a tag that names no property: each
     # time, whether it may still grow into one is asked. It used to try every
     # property (10,000 of them: 14 times slower); it is a binary search now.
-    import time
+    # (CPU time, the least of 3 runs: toolparse.growth's clock, which load cannot fail)
 
     def seconds(properties: int) -> float:
         names = {f"prop_{k:05d}": {"type": "string"} for k in range(properties)}
         tools = [{"name": "f", "parameters": {"type": "object", "properties": {"a": {}, **names}}}]
         text = "<function=f>\n<parameter=a>\n" + "x</parameter> <zq" * 1000 + "\n</parameter>\n</function>"
         deltas = [text[i : i + 4] for i in range(0, len(text), 4)]
-        best = float("inf")
-        for _ in range(3):
-            started = time.perf_counter()
+        events: list[Any] = []
+
+        def work() -> None:
             parser = StreamParser("qwen3-coder", tools)
             for delta in deltas:
                 parser.feed(delta)
-            events = parser.close()
-            best = min(best, time.perf_counter() - started)
+            events[:] = parser.close()
+
+        best = min(cpu_seconds(work) for _ in range(3))
         assert isinstance(events[-1], ToolCall)
         return best
 

@@ -13,6 +13,12 @@ presets (the default ``"auto"`` everywhere else).
 A new grammar's module brings its fragments and examples (its ``ENTRY`` in
 the registry, ``toolparse.grammars.ENTRIES``), never a harness: the first
 test fails until it does.
+
+Every grammar is spliced with its own fragments and with every other
+grammar's fragments and markers (``toolparse.fuzz.pieces``: openers,
+closers, value wrappers, reasoning markers, whole and cut short): a parser
+meets other formats' markup in prose and in values, and a matrix drawn only
+from a grammar's own pieces shares that grammar's assumptions.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from hypothesis import strategies as st
 
 from support import calls_of, check_all, check_reconciliation, covered_text, normalize, run
 from toolparse import parse_iter, parse_stream, parse_text
-from toolparse.fuzz import ADVERSARIAL, FUZZ_TOOLS, MARKDOWN, REASONING_FRAGMENTS
+from toolparse.fuzz import ADVERSARIAL, EVERY_FRAGMENT, FUZZ_TOOLS, SPLICED, pieces
 from toolparse.grammars import ENTRIES, GRAMMARS
 from toolparse.invariants import check_reasoning, reasoning_of
 
@@ -50,7 +56,6 @@ MODES: list[tuple[str, str, dict[str, Any]]] = [
     ),
 ]
 IDS = [m[0] for m in MODES]
-PROSE = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
 BARE_JSON = [a for a in ADVERSARIAL if a.startswith(("{", "["))]
 
 
@@ -60,19 +65,23 @@ def test_every_grammar_has_fragments_and_examples() -> None:
         assert entry.fragments and entry.examples, f"{name}: no fragments or no examples"
 
 
-# (grammar="auto" reads every grammar's fragments)
-FRAGMENTS = {name: list(entry.fragments) for name, entry in ENTRIES.items()}
-FRAGMENTS["auto"] = [fragment for entry in ENTRIES.values() for fragment in entry.fragments]
+DSML = "<\uff5cDSML\uff5c"
+
+
+def test_every_grammar_is_spliced_with_every_other_grammars_markers() -> None:
+    # (what found issue 51's item 7: k2-horizon fed hunyuan's and others' markup)
+    for entry in ENTRIES.values():
+        assert set(entry.fragments) <= set(EVERY_FRAGMENT)
+    for marker in ("<ifm|arg_value>", "</arg_value>", "<tool_sep>", "[TOOL_CALLS]", "<|message|>", "<value>"):
+        assert marker in SPLICED, marker
+    assert any(m.startswith(DSML) for m in SPLICED)
+    assert {"<think>", "</think>", "<seed:think>", "[/THINK]"} <= set(SPLICED)
 
 
 def outputs(grammar: str) -> st.SearchStrategy[str]:
-    piece = st.one_of(
-        PROSE,
-        st.sampled_from([*FRAGMENTS[grammar], *BARE_JSON]),
-        st.sampled_from(MARKDOWN),
-        st.sampled_from(REASONING_FRAGMENTS),
-    )
-    return st.lists(piece, max_size=8).map("".join)
+    # (its own fragments and everyone's, every marker; of the adversarial
+    # pieces, only bare JSON: the long ones would make every prefix slow)
+    return st.lists(pieces(grammar, BARE_JSON), max_size=8).map("".join)
 
 
 @st.composite

@@ -3,10 +3,14 @@ chunking to every grammar, checking the invariants (:mod:`toolparse.invariants`)
 
 Each grammar's fragments (and its own tools, where it has them) live in its
 module, read here through the registry (:data:`toolparse.grammars.ENTRIES`);
-the strategies here splice them with the shared pieces below. The test
-suite's shared matrix uses the same fragments, so a long fuzz run explores
-the same space as the tests, further. Needs hypothesis
-(``pip install toolparse[fuzz]``).
+the strategies here splice them with the shared pieces below. Every grammar
+is also spliced with every *other* grammar's fragments and with the markers
+of every declaration (:data:`SPLICED`: openers, closers, the terminals inside
+calls, value wrappers, reasoning markers, whole and cut short): a parser
+meets other formats' markup in prose, in values and in reasoning, and its
+own assumptions are what its own fragments are drawn from. The test suite's
+shared matrix uses the same pieces, so a long fuzz run explores the same
+space as the tests, further. Needs hypothesis (``pip install toolparse[fuzz]``).
 
 ``--compare`` also runs each example through both engines, the native core
 and the Python reference (:mod:`toolparse.engine.native`), with the same
@@ -32,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from toolparse.engine import native
+from toolparse.engine.declare import Grammar
 from toolparse.errors import ToolparseError, UnknownGrammarError
 from toolparse.grammars import AUTO, ENTRIES, get_entry
 
@@ -125,6 +130,69 @@ ADVERSARIAL = [
 ]
 
 
+def markers_of(grammar: Grammar) -> list[str]:
+    """Every literal marker ``grammar`` declares: its openers and their
+    closers, each terminal its regions end at or nest (the tags inside a call,
+    a value's closer), the characters a region steps on, and its reasoning
+    markers. (Marker families matched by shape, ``<any>``, are left out.)"""
+    found: list[str] = []
+    for key, opener in grammar.openers.items():
+        found += [t for t in (key, opener.closer) if isinstance(t, str)]
+    for region in grammar.regions.values():
+        for key in getattr(region, "on", {}):
+            found.append(key)
+        for key, value in getattr(region, "nest", {}).items():
+            found += [key, value]
+        found += list(getattr(region, "chars", {}))
+    if grammar.reasoning is not None:
+        found += [
+            m for m in (grammar.reasoning.open, grammar.reasoning.close, *grammar.reasoning.markup) if m
+        ]
+    return list(dict.fromkeys(m for m in found if isinstance(m, str) and m))
+
+
+def _cut(marker: str) -> list[str]:
+    """A marker, and it cut short (its first half, all but its last character)."""
+    return list(dict.fromkeys(m for m in (marker, marker[: len(marker) // 2], marker[:-1]) if m))
+
+
+# The wrappers a parameter's value may hold: <value> (Qwen3-Coder and the
+# XML family), CDATA and entities (XML), the string flags of DSML and GCML
+VALUE_WRAPPERS = [
+    "<value>",
+    "</value>",
+    "<value>a</value> and <value>b</value>",
+    "<![CDATA[",
+    "]]>",
+    "&lt;",
+    "&amp;",
+    '" string="true">',
+    '" string="false">',
+]
+
+
+def _spliced() -> list[str]:
+    """What every grammar is spliced with (:data:`SPLICED`)."""
+    from toolparse.grammars.reasoning import REASONING
+
+    markers: list[str] = []
+    for entry in ENTRIES.values():
+        markers += markers_of(entry.grammar)
+    for reasoning in REASONING.values():
+        if reasoning is not None:
+            markers += [m for m in (reasoning.open, reasoning.close, *reasoning.markup) if m]
+    cut = [piece for marker in dict.fromkeys(markers) for piece in _cut(marker)]
+    return list(dict.fromkeys([*cut, *VALUE_WRAPPERS]))
+
+
+SPLICED: list[str] = _spliced()
+"""Every grammar's markers, whole and cut short, and the value wrappers:
+spliced into every grammar's outputs, its own and every other's."""
+
+EVERY_FRAGMENT: list[str] = list(dict.fromkeys(f for entry in ENTRIES.values() for f in entry.fragments))
+"""Every grammar's fragments (whole and broken calls): spliced into every grammar."""
+
+
 def fragments_of(grammar: str) -> list[str]:
     """The fragments ``grammar`` is fuzzed with (``"auto"``: every grammar's)."""
     if grammar == AUTO.name:
@@ -140,20 +208,33 @@ def tools_of(grammar: str) -> list[dict[str, Any]] | None:
     return None if tools is None else [dict(tool) for tool in tools]
 
 
-def outputs(grammar: str) -> Any:
-    """A hypothesis strategy of model outputs for ``grammar``: prose spliced
-    with the grammar's fragments and adversarial pieces."""
+def pieces(grammar: str, extra: Sequence[str] = ADVERSARIAL) -> Any:
+    """A hypothesis strategy of one piece of a model output for ``grammar``:
+    prose, one of its own fragments, one of every grammar's fragments
+    (:data:`EVERY_FRAGMENT`), one of every grammar's markers (:data:`SPLICED`),
+    one of ``extra``, Markdown, or a reasoning marker. Each kind is drawn as
+    often (its own fragments as often as everyone's: they reach its states)."""
     from hypothesis import strategies as st
 
     prose = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
-    piece = st.one_of(
+    return st.one_of(
         prose,
         st.sampled_from(fragments_of(grammar)),
-        st.sampled_from(ADVERSARIAL),
+        st.sampled_from(EVERY_FRAGMENT),
+        st.sampled_from(SPLICED),
+        st.sampled_from(list(extra)),
         st.sampled_from(MARKDOWN),
         st.sampled_from(REASONING_FRAGMENTS),
     )
-    return st.lists(piece, max_size=8).map("".join)
+
+
+def outputs(grammar: str) -> Any:
+    """A hypothesis strategy of model outputs for ``grammar``: prose spliced
+    with the grammar's fragments, every other grammar's fragments and
+    markers, and adversarial pieces (:func:`pieces`)."""
+    from hypothesis import strategies as st
+
+    return st.lists(pieces(grammar), max_size=8).map("".join)
 
 
 def splits(text: str) -> Any:
@@ -299,6 +380,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--failure-file", default="toolparse-fuzz-failure.json", help="where a failing input is written"
     )
     parser.add_argument(
+        "--keep-going",
+        action="store_true",
+        help="after a failure, go on (each failure written to its own file: the failure file's name "
+        "with its number) and exit 1 at the end; to collect every finding of a long run",
+    )
+    parser.add_argument(
         "--growth-size",
         type=int,
         default=20_000,
@@ -387,8 +474,10 @@ def run(args: argparse.Namespace) -> int:
             return 1
     deadline = time.monotonic() + args.seconds if args.seconds else None
     per_batch = 200 if args.examples is None else args.examples
+    keep_going = bool(getattr(args, "keep_going", False))
     batch = 0
     total = 0
+    failures = 0
     started = time.monotonic()
     while True:
         for k, grammar in enumerate(grammars):
@@ -400,19 +489,27 @@ def run(args: argparse.Namespace) -> int:
             except Exception as exc:  # any failure is a finding: assertion, crash, usage error
                 message = _describe_failure(exc)
                 case = {**last, "seed": base_seed, "batch": batch, "compare": compare, "failure": message}
-                Path(args.failure_file).write_text(json.dumps(case, indent=2))  # ASCII: lone surrogates too
+                failures += 1
+                where = Path(args.failure_file)
+                if keep_going:
+                    where = where.with_name(f"{where.stem}-{failures}{where.suffix}")
+                where.write_text(json.dumps(case, indent=2))  # ASCII: lone surrogates too
                 print(
                     f"\nFAILED in {grammar}: {message[:300]}\nreproducible case written to "
-                    f"{args.failure_file} (toolparse fuzz --replay {args.failure_file})",
+                    f"{where} (toolparse fuzz --replay {where})",
                     file=sys.stderr,
                 )
-                return 1
+                if not keep_going:
+                    return 1
             total += per_batch
             elapsed = time.monotonic() - started
             print(f"\r{total} examples, {elapsed:.0f} s, no failure ({grammar})", end="", file=sys.stderr)
         batch += 1
         if deadline is None or time.monotonic() >= deadline:
             break
+    if failures:
+        print(f"\n{total} examples, seed {base_seed}: {failures} failures (--keep-going)", file=sys.stderr)
+        return 1
     agreed = ", and the native and python engines gave the same events feed by feed" if compare else ""
     print(
         f"\n{total} examples over {len(grammars)} grammars, options drawn, seed {base_seed}: "
