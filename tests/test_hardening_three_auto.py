@@ -243,3 +243,31 @@ def test_mentions_cost_linear_work(engine: str, unit: str) -> None:
     events, decided = _events("auto", [large], engine)
     assert decided is None and text_of(events) == large
     assert _cpu(large, engine) < 8 * _cpu(small, engine) + 0.002
+
+
+# -- 1: a call of an undeclared tool is the format's call, not a mention ----------------------
+
+UNDECLARED = (
+    'Let me check. <tool_call>{"name": "get_forecast", "arguments": {"city": "Paris"}}</tool_call> ok'
+)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_call_of_an_undeclared_tool_decides_as_the_named_grammar_does(engine: str) -> None:
+    """The block names a tool (only the tool is unknown): under ``"auto"`` it is
+    hermes's ``unknown_tool`` error, as under ``"hermes"`` (so that ``on_error="call"``
+    can hand it to the client's repair), not a mention shown as text."""
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+    rng = random.Random(1)
+    for deltas in ([UNDECLARED], list(UNDECLARED), random_pieces(UNDECLARED, rng)):
+        outcome = {}
+        for grammar in ("auto", "hermes"):
+            parser = StreamParser(grammar, tools, seed=7, engine=engine)  # type: ignore[arg-type]
+            events: list[Event] = []
+            for delta in deltas:
+                events += parser.feed(delta)
+            events += parser.close()
+            errors = [e for e in events if isinstance(e, ToolCallError)]
+            assert [(e.reason, e.name) for e in errors] == [("unknown_tool", "get_forecast")], grammar
+            outcome[grammar] = (text_of(events), parser.decided)
+        assert outcome["auto"] == (outcome["hermes"][0], "hermes")

@@ -1021,7 +1021,10 @@ impl Engine {
     /// `_finish_block`: turn the finished block into events; return raw text
     /// to read again.
     fn finish_block(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<Vec<u32>> {
-        if self.unconfirmed(py)? {
+        let named = self
+            .current()
+            .is_some_and(|machine| machine.names_undeclared_tool());
+        if self.unconfirmed(py)? && !named {
             // (it ended, as text or an error, before announcing a call)
             return self.abandon(py, out);
         }

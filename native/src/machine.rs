@@ -348,6 +348,14 @@ impl Machine {
         std::mem::take(&mut self.outcomes)
     }
 
+    /// `names_undeclared_tool`: a call of the block names a tool that was not
+    /// declared (the format's call was read, only its tool is unknown).
+    pub fn names_undeclared_tool(&self) -> bool {
+        self.outcomes
+            .iter()
+            .any(|o| o.reason == Some(Reason::UnknownTool) && o.name.is_some())
+    }
+
     /// The block has made something of its markup: a call announced, or a
     /// call or error complete (it will not be read as text).
     pub fn committed(&self) -> bool {

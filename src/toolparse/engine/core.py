@@ -900,8 +900,8 @@ class Engine:
         """Turn the finished block into events; return raw text to read again."""
         machine = self._machine
         assert machine is not None
-        if self._unconfirmed():  # (it ended, as text or an error, before announcing a call)
-            return self._abandon(out)
+        if self._unconfirmed() and not machine.names_undeclared_tool:
+            return self._abandon(out)  # (it ended, as text or an error, before announcing a call)
         self._trial = ""
         raw = self._raw.text()
         base = self._raw_base

@@ -152,6 +152,13 @@ class Machine:
         return outcomes
 
     @property
+    def names_undeclared_tool(self) -> bool:
+        """A call of the block names a tool that was not declared: the format's
+        call was read, only its tool is unknown (``grammar="auto"`` takes it as
+        the format's, so that the error reaches the caller)."""
+        return any(o.reason is ErrorReason.UNKNOWN_TOOL and o.name for o in self._outcomes)
+
+    @property
     def committed(self) -> bool:
         """The block has made something of its markup: a call announced, or a
         call or error complete (it will not be read as text)."""
