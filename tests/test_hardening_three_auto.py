@@ -262,7 +262,7 @@ def test_a_call_of_an_undeclared_tool_decides_as_the_named_grammar_does(engine: 
     for deltas in ([UNDECLARED], list(UNDECLARED), random_pieces(UNDECLARED, rng)):
         outcome = {}
         for grammar in ("auto", "hermes"):
-            parser = StreamParser(grammar, tools, seed=7, engine=engine)  # type: ignore[arg-type]
+            parser = StreamParser(grammar, tools, seed=7, engine=engine)
             events: list[Event] = []
             for delta in deltas:
                 events += parser.feed(delta)

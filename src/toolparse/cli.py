@@ -535,6 +535,8 @@ def _in_grammar(text: str, grammar: str, tools: list[Any] | None) -> str:
     harmony = grammar == "gpt-oss"
     # (a format with reasoning markers of its own writes its thought in them)
     own = declared.reasoning if not harmony and declared.reasoning and declared.reasoning.open else None
+    # (a thought the next message ends, harmony's and muse's: a call is drafted in it as text)
+    drafts_as_text = bool(declared.reasoning and declared.reasoning.ended_by)
     # (kind, text, call): a text piece, or a call with its name and arguments
     pieces: list[tuple[str, str, tuple[str, dict[str, Any]] | None]] = []
     for event in StreamParser("hermes", tools, reasoning="none").feed(text):
@@ -561,8 +563,9 @@ def _in_grammar(text: str, grammar: str, tools: list[Any] | None) -> str:
             elif own is not None and own.open is not None:
                 piece = piece.replace("<think>", own.open).replace("</think>", own.close)
             thinking = (thinking or opens) and not closes
-        elif harmony and thinking and call is not None:
-            # (a call drafted in the analysis channel is its text)
+        elif drafts_as_text and thinking and call is not None:
+            # (a call drafted in the analysis channel is its text: its markup would
+            # begin the next message, which ends the thought)
             piece = f"{call[0]} {json.dumps(call[1], ensure_ascii=False)}\n"
         parts.append(piece)
     return "".join(parts)
