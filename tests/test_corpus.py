@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from support import CORPUS, SHARED_CORPUS, calls_of, check_all, load_jsonl, run, text_of
+from support import CORPUS, SHARED_CORPUS, calls_of, check_all, errors_of, load_jsonl, run, text_of
 from toolparse import ToolCallError
 
 GRAMMAR_OF_FORMAT = {
@@ -185,8 +185,8 @@ DECISIONS = {
     ),
     # xml
     "030-aisdk-xml-shell-interleaved": (
-        "a scalar parameter written twice keeps its first value (it has already streamed "
-        "out), as a duplicate JSON key does; the record expects the last (tested below)"
+        "a scalar parameter written twice makes the call an error (a value's text may "
+        "have been read as markup: issue 51); the record expects the last (tested below)"
     ),
     "034-aisdk-xml-unclosed-child": (
         "the tool's schema is a bare {type: object}: with no schema for 'arg', its text "
@@ -201,7 +201,7 @@ DECISIONS = {
         "QUIRK in the record: corpus policy unwraps CDATA in string values (tested below)"
     ),
     "morph-duplicate-string-tags": (
-        "a repeated string parameter keeps its first value rather than cancelling the call"
+        "a repeated string parameter makes the call an error (issue 51), where the record keeps the first"
     ),
     "morph-devstral-line-prefixed": "tool names on their own lines without tags are not read",
     "qwen-cdata-and-entities": (
@@ -304,16 +304,15 @@ def test_xml_decisions_where_records_differ() -> None:
     html = by_id["morph-html-in-string"]
     (call,) = calls_of(check_all("xml", html["input_text"], tools=middleware_tools(html)))
     assert call["arguments"]["content"] == "<html><body><h1>Title</h1><p>Para</p></body></html>"
+    # (a scalar parameter given twice: not run, as read, but an error: issue 51)
     dup = by_id["morph-duplicate-string-tags"]
-    (call,) = calls_of(check_all("xml", dup["input_text"], tools=middleware_tools(dup)))
-    assert call["arguments"]["content"] == "part1"
+    events = check_all("xml", dup["input_text"], tools=middleware_tools(dup))
+    assert calls_of(events) == [] and errors_of(events) == ["malformed_markup"]
     record = next(r for r in REAL if r["id"] == "030-aisdk-xml-shell-interleaved")
     events = check_all(
         "xml", record["raw_text"], SPLITS[record["id"]], tools=RECONSTRUCTED_TOOLS[record["id"]]
     )
-    (call,) = calls_of(events)
-    assert call["arguments"]["command"] == ["git", "log", "-10"]
-    assert call["arguments"]["justification"] == "oneline"
+    assert calls_of(events) == [] and errors_of(events) == ["malformed_markup"]
 
 
 def test_the_copies_are_the_shared_corpus() -> None:

@@ -28,7 +28,7 @@ MODELS: list[tuple[str, str, str]] = [
     ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3-coder", "auto"),
     ("Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8", "qwen3-coder", "auto"),
     ("unsloth/Qwen3-Coder-30B-A3B-Instruct-GGUF", "qwen3-coder", "auto"),
-    ("Qwen/Qwen3.5-35B-A3B", "qwen3-coder", "auto"),
+    ("Qwen/Qwen3.5-35B-A3B", "qwen3-coder", "think-open"),  # (its template opens <think>)
     ("Qwen/Qwen3-8B", "hermes", "auto"),
     ("qwen3:32b", "hermes", "auto"),  # (an Ollama tag)
     ("Qwen/Qwen3-235B-A22B-Thinking-2507", "hermes", "think-open"),
@@ -172,7 +172,8 @@ EXPECTED_TEMPLATES: dict[str, tuple[str, str] | None] = {
     "Qwen-Qwen3-0.6B.jinja": ("hermes", "auto"),
     "Qwen3-Coder.jinja": ("qwen3-coder", "auto"),
     "deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja": ("deepseek", "think-open"),
-    "deepseek-ai-DeepSeek-V3.1.jinja": ("deepseek", "think-open"),  # (its thinking mode's prompt)
+    # (its generation prompt closes the thought unless the request sets thinking: true, as by id)
+    "deepseek-ai-DeepSeek-V3.1.jinja": ("deepseek", "auto"),
     "meta-llama-Llama-3.2-3B-Instruct.jinja": ("llama3-json", "auto"),
     "meta-llama-Llama-3.3-70B-Instruct.jinja": ("llama3-json", "auto"),
     "tool_chat_template_llama3.1_json.jinja": ("llama3-json", "auto"),
@@ -207,8 +208,8 @@ EXPECTED_TEMPLATES: dict[str, tuple[str, str] | None] = {
     "vllm-tool_chat_template_hunyuan_a13b.jinja": ("hunyuan-a13b", "hunyuan-a13b"),
     "vllm-tool_chat_template_internlm2_tool.jinja": ("internlm", "auto"),
     # (its generation prompt writes <think> when enable_thinking is on, </think> when off, the
-    # template's default: the detection reads the first, so "think-open" holds for thinking on)
-    "poolside-laguna_v2_chat_template.jinja": ("glm", "think-open"),
+    # template's default: "auto", as by id; a request that switches thinking on opens it)
+    "poolside-laguna_v2_chat_template.jinja": ("glm", "auto"),
 }
 
 

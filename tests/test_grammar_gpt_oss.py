@@ -523,14 +523,14 @@ CASES = [
         '<|channel|> commentary <|constrain|>  json<|message|> {"arg1": 1}<|end|><|start|> assistant '
         'to=functions.special_function<|channel|> commentary <|constrain|>  json<|message|> {"arg1": 2}',
         [],
-        "<|channel|> analysis<|message|> I'm\nthinking<|start|> assistant to=functions.special_function"
-        '<|channel|> commentary <|constrain|>  json<|message|> {"arg1": 1}<|start|> assistant '
-        'to=functions.special_function<|channel|> commentary <|constrain|>  json<|message|> {"arg1": 2}',
+        "<|channel|> analysis I'm\nthinking<|start|> assistant to=functions.special_function"
+        '<|channel|> commentary <|constrain|>  json {"arg1": 1}<|start|> assistant '
+        'to=functions.special_function<|channel|> commentary <|constrain|>  json {"arg1": 2}',
         "",
         tools=("special_function",),
         differs="LLM-jp-4.1's dialect of harmony (a space after every special token), which llama.cpp "
         "reads as its own format; it is not gpt-oss's output, and toolparse's gpt-oss grammar leaves it "
-        "as text (only the stray <|end|> tokens, always markup, are taken out)",
+        "as text (only the stray <|end|> and <|message|> tokens, always markup, are taken out)",
     ),
 ]
 

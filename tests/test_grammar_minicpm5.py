@@ -14,7 +14,8 @@ when it does not fit (an unknown tool, a parameter twice, a parameter the
 tool lacks, a required one missing), and map a few tool names a benchmark's
 model got wrong onto the declared ones. toolparse reports what the model
 wrote: an unknown tool is an ``unknown_tool`` error carrying its name and
-arguments, a parameter written twice keeps its first value, and missing
+arguments, a parameter written twice is a ``malformed_markup`` error (its
+value's text may have been read as markup; issue 51), and missing
 required parameters are the caller's to check (the call's
 ``validation_error``).
 """
@@ -208,13 +209,14 @@ CASES = [
         tools=WEATHER,
     ),
     Case(
-        # vLLM rejects the call; here the first value stands (see the module's docstring)
+        # vLLM rejects the call; here it is an error too (see the module's docstring)
         "vllm-minicpm5-duplicate-param",
         VLLM_MINICPM5,
         '<function name="get_weather"><param name="city">北京</param><param '
         'name="city">上海</param></function>\n',
-        [{"name": "get_weather", "arguments": {"city": "北京"}}],
+        [],
         text="\n",
+        errors=("malformed_markup",),
         tools=WEATHER,
     ),
     Case(

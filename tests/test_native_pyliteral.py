@@ -70,10 +70,11 @@ _LONG_DIGITS = re.compile(r"[0-9a-fA-F_]{600}")
 
 def check(text: str, max_depth: int = 64, *, must: bool | None = None) -> Any:
     """The native answer for ``text`` is Python's, or a decline where one is
-    allowed (``must``: by default, wherever no number is long and the depth
-    is within the native bound). Returns Python's value or message."""
+    allowed (``must``: by default, wherever no number is long, no ``\\N``
+    escape asks for a character name, and the depth is within the native
+    bound). Returns Python's value or message."""
     if must is None:
-        must = max_depth <= 150 and _LONG_DIGITS.search(text) is None
+        must = max_depth <= 150 and _LONG_DIGITS.search(text) is None and "\\N" not in text
     try:
         want: Any = parse_literal(text, max_depth=max_depth)
         problem = None

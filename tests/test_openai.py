@@ -177,14 +177,19 @@ def test_chunks_carry_role_reasoning_usage_and_choices() -> None:
     first = stream.feed(
         {"id": "c1", "created": 5, "choices": [{"index": 0, "delta": {"content": "<think>Hm"}}]}
     )
-    assert first[0]["choices"][0]["delta"] == {"role": "assistant", "reasoning_content": "Hm"}
+    # (reasoning in both fields by default: vLLM 0.33 clients read "reasoning", others "reasoning_content")
+    assert first[0]["choices"][0]["delta"] == {
+        "role": "assistant",
+        "reasoning_content": "Hm",
+        "reasoning": "Hm",
+    }
     assert (
         first[0]["id"] == "c1" and first[0]["object"] == "chat.completion.chunk" and first[0]["model"] == "m"
     )
     second = stream.feed({"choices": [{"index": 1, "delta": {"reasoning_content": "own"}}]})
     assert second[0]["choices"][0] == {
         "index": 1,
-        "delta": {"role": "assistant", "reasoning_content": "own"},
+        "delta": {"role": "assistant", "reasoning_content": "own", "reasoning": "own"},
         "logprobs": None,
         "finish_reason": None,
     }

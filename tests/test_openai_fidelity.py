@@ -58,13 +58,21 @@ def test_the_proxy_in_progressive_mode_answers_a_whole_request_whole() -> None:
 def test_parallel_tool_calls_false_delivers_the_first_call_only(mode: str) -> None:
     text = "Checking. " + MISSING_CITY + PARIS + LIMA
     for cuts in ([], list(range(0, len(text), 5))):
-        message, finish = convert(text, cuts, mode=mode, parallel=False)
+        # (extra_calls="content": the later calls handled as failed calls, their markup visible)
+        message, finish = convert(text, cuts, mode=mode, parallel=False, extra_calls="content")
         names = [json.loads(call["function"]["arguments"]).get("city") for call in message["tool_calls"]]
         if mode == "validated":  # (the first complete and valid call: Paris; the broken one before is text)
             assert names == ["Paris"] and MISSING_CITY in message["content"] and LIMA in message["content"]
         else:  # (the first that starts, though it then fails)
             assert len(names) == 1 and PARIS in message["content"] and LIMA in message["content"]
         assert finish == "tool_calls"
+        # (by default the later calls are dropped: neither run nor shown)
+        message, finish = convert(text, cuts, mode=mode, parallel=False)
+        names = [json.loads(call["function"]["arguments"]).get("city") for call in message["tool_calls"]]
+        content = message.get("content") or ""
+        assert len(names) == 1 and PARIS not in content and LIMA not in content and finish == "tool_calls"
+        if mode == "validated":  # (a broken call before the first delivered one stays on_error's)
+            assert names == ["Paris"] and MISSING_CITY in content
     dropped, _ = convert(text, [], parallel=False, on_error="drop")
     assert [c["function"]["name"] for c in dropped["tool_calls"]] == ["get_weather"]
     assert PARIS not in (dropped.get("content") or "") and LIMA not in (dropped.get("content") or "")
@@ -208,7 +216,9 @@ def test_on_error_call_delivers_failed_calls_as_marked_calls_streamed_or_whole(m
     assert names == ["get_time", "get_weather", "get_weather"]
     nameless, _ = whole("<tool_call>{oops}</tool_call>", on_error="call")
     assert "tool_calls" not in nameless and nameless["content"] == "<tool_call>{oops}</tool_call>"
-    one, _ = convert(PARIS + UNKNOWN, [], on_error="call", parallel=False)  # (one call: the rest is text)
+    one, _ = convert(  # (one call: the rest is text, where extra calls are kept)
+        PARIS + UNKNOWN, [], on_error="call", parallel=False, extra_calls="content"
+    )
     assert len(one["tool_calls"]) == 1 and UNKNOWN in one["content"]
 
 

@@ -78,6 +78,9 @@ pub enum Converted<V> {
 pub enum Ending<V> {
     /// An invalid call (`ErrorReason.INVALID_CALL`) with this message.
     Invalid(Vec<u8>),
+    /// Markup not to be trusted (`ErrorReason.MALFORMED_MARKUP`: a parameter
+    /// given twice) with this message.
+    Malformed(Vec<u8>),
     /// A call to no declared tool, with its arguments (`json.loads` of them).
     Unknown(Option<V>),
     /// A call, with its arguments; its issues are [`MemberCall::extra_issues`].
@@ -170,6 +173,9 @@ pub struct MemberCall<V> {
     /// Started and flushing: the engine's string lane may apply.
     pub streaming: bool,
     pub problem: Option<Vec<u8>>,
+    /// The problem is a parameter given twice (`problem_reason` is
+    /// `MALFORMED_MARKUP`), not an invalid call.
+    pub malformed: bool,
     literal: bool,
     /// The tool's schema, when coercion applies.
     root: Option<V>,
@@ -206,13 +212,14 @@ impl<V> MemberCall<V> {
         let mut scratch = Vec::with_capacity(ARGUMENTS_ROOM);
         scratch.push(b'{');
         let mut call = MemberCall {
-            name,
+            name: wide::replace_surrogates(name),
             scratch,
             written: true,
             args: Pieces::with_capacity(ARGUMENTS_ROOM),
             started: false,
             streaming: false,
             problem: None,
+            malformed: false,
             literal,
             root,
             schemaless,
@@ -269,7 +276,8 @@ impl<V> MemberCall<V> {
         host: &mut H,
         name: Vec<u8>,
     ) -> Result<(), H::Error> {
-        self.name = name;
+        // (a raw lone surrogate in the markup's name: U+FFFD, as in the arguments)
+        self.name = wide::replace_surrogates(name);
         if !host.is_known(&self.name)? {
             return Ok(());
         }
@@ -324,7 +332,11 @@ impl<V> MemberCall<V> {
             self.problem = Some(problem);
         }
         if let Some(problem) = &self.problem {
-            return Ok(Ending::Invalid(problem.clone()));
+            return Ok(if self.malformed {
+                Ending::Malformed(problem.clone())
+            } else {
+                Ending::Invalid(problem.clone())
+            });
         }
         if !self.started {
             return Ok(Ending::Unknown(arguments));
@@ -356,6 +368,18 @@ impl<V> MemberCall<V> {
             return Ok(false);
         }
         if self.keys.contains(&self.key) {
+            // a second value of a parameter that takes one: the markup was not
+            // what it seemed (`MemberCall.begin`): the call is not run
+            if self.problem.is_none() {
+                let points: Vec<u32> = wide::chars(&self.key).collect();
+                let mut problem = b"parameter ".to_vec();
+                problem.extend_from_slice(crate::pyliteral::repr(&points).as_bytes());
+                problem.extend_from_slice(
+                    b" is given twice: a value may hold markup read as the call's own, so the call is not run",
+                );
+                self.problem = Some(problem);
+                self.malformed = true;
+            }
             self.mode = Mode::Drop;
             return Ok(false);
         }

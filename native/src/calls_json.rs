@@ -138,7 +138,8 @@ impl<V> CallState<V> {
         scratch: &mut Vec<u8>,
         name: Vec<u8>,
     ) -> Result<(), H::Error> {
-        let name = &**self.name.insert(name);
+        // (a raw lone surrogate in the markup's name: U+FFFD, as in the arguments)
+        let name = &**self.name.insert(wide::replace_surrogates(name));
         if !host.is_known(name)? {
             return Ok(());
         }
@@ -639,6 +640,7 @@ mod tests {
         let (ending, issues) = call.outcome(host).unwrap();
         let ending = match ending {
             Ending::Invalid(problem) => format!("invalid: {}", wide::lossy(&problem)),
+            Ending::Malformed(problem) => format!("malformed: {}", wide::lossy(&problem)),
             Ending::Unknown(arguments) => format!("unknown: {arguments:?}"),
             Ending::Call(arguments) => format!("call: {arguments:?}"),
         };

@@ -36,6 +36,7 @@ pub(crate) struct Refs {
     pub(crate) open_string: PyObject,
     pub(crate) string_run: PyObject,
     pub(crate) invalid_call: PyObject,
+    pub(crate) malformed_markup: PyObject,
     pub(crate) unknown_tool: PyObject,
 }
 
@@ -58,6 +59,7 @@ pub(crate) fn refs(py: Python<'_>) -> PyResult<&Refs> {
             open_string: get("toolparse.engine.calls", "OpenString")?,
             string_run: get("toolparse.readers.json", "STRING_RUN")?,
             invalid_call: reasons.getattr("INVALID_CALL")?.unbind(),
+            malformed_markup: reasons.getattr("MALFORMED_MARKUP")?.unbind(),
             unknown_tool: reasons.getattr("UNKNOWN_TOOL")?.unbind(),
         })
     })
@@ -545,6 +547,10 @@ impl PyMemberCall {
         match self.run(py, |core, host| core.outcome(host))? {
             Ending::Invalid(problem) => {
                 let reason = refs.invalid_call.bind(py);
+                self.error(py, end, reason, py_of(py, &problem)?.as_any())
+            }
+            Ending::Malformed(problem) => {
+                let reason = refs.malformed_markup.bind(py);
                 self.error(py, end, reason, py_of(py, &problem)?.as_any())
             }
             Ending::Unknown(arguments) => {

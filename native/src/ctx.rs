@@ -251,6 +251,14 @@ impl Ctx {
         Ok((index.unbind(), id.unbind()))
     }
 
+    /// `CallContext.next_index`: the index the next call announced gets.
+    pub fn next_index(&self, py: Python<'_>) -> PyResult<i64> {
+        self.obj
+            .bind(py)
+            .getattr(intern!(py, "next_index"))?
+            .extract()
+    }
+
     /// Append `event` to the events of the read in progress.
     pub fn emit(&self, py: Python<'_>, event: PyObject) -> PyResult<()> {
         // (a Bound: let go without pyo3's check for the GIL, a thread-local read)

@@ -42,6 +42,9 @@ pub const GATHER: i64 = 64;
 pub const GATHER_QUIET: i64 = 4096;
 /// The least of a large delta a block is given at a time (`_WINDOW`).
 pub const WINDOW: usize = 4096;
+/// The most text an opener's block reads, while no grammar is decided, before
+/// it announces a call (`auto.TRIAL`).
+pub const TRIAL: usize = 256;
 /// Reasoning kept for a call in unclosed reasoning (`thought.WINDOW`).
 pub const THOUGHT_WINDOW: usize = 65_536;
 
@@ -135,9 +138,17 @@ pub struct Engine {
     pub broken: Option<PyObject>,
     refeed_until: i64,
     cut_checked: bool,
+    /// (`grammar="auto"`, undecided) the opener of a block not confirmed yet: no
+    /// call announced (its index would be `trial_from`).
+    trial: Vec<u32>,
+    trial_from: i64,
+    /// (the code or quote its opener, a special token, ended)
+    trial_markdown: Option<crate::text::State>,
     reasoning_runs: bool,
     /// The text of reasoning still open, where a call could be found in it.
     pub thought: Option<Vec<u32>>,
+    /// What the kept text let go, read (`_thought_reader`: a `ThoughtReader`).
+    thought_reader: Option<PyObject>,
     /// The grammar's `call_ends`, and what ends gathering (`_gather_stops`).
     pub call_ends: StopSet,
     /// The name of the grammar, for `InternalParserError`.
@@ -332,6 +343,7 @@ fn native_scanner(
         prelude: scanner.getattr(intern!(py, "_prelude"))?.is_truthy()?,
         absorb: scanner.getattr(intern!(py, "_absorb"))?.is_truthy()?,
         newline: None,
+        ended: None,
     };
     Ok((core, text_lexicons, code_lexicons))
 }
@@ -496,9 +508,13 @@ impl Engine {
             closed: false,
             broken: None,
             refeed_until: 0,
+            trial: Vec::new(),
+            trial_from: 0,
+            trial_markdown: None,
             cut_checked: false,
             reasoning_runs: false,
             thought: thought.then(Vec::new),
+            thought_reader: None,
             engine_name: py.None(),
             lane: None,
             gathered: Vec::new(),
@@ -755,9 +771,12 @@ impl Engine {
                 };
                 match hit.found {
                     Found::ReasoningOpen | Found::ReasoningClose | Found::Markup => {
-                        let raw = pystr(py, &text[hit.start..hit.end])?;
-                        let empty = PyString::new(py, "");
-                        self.emit_reasoning(py, &[], &empty, &raw, out)?; // (markup: in a reasoning event)
+                        if hit.end > hit.start {
+                            // (reasoning a marker ends before it has no closer to show)
+                            let raw = pystr(py, &text[hit.start..hit.end])?;
+                            let empty = PyString::new(py, "");
+                            self.emit_reasoning(py, &[], &empty, &raw, out)?; // (markup: in a reasoning event)
+                        }
                         match hit.found {
                             Found::ReasoningOpen => self.scanner.enter_reasoning(),
                             Found::ReasoningClose => self.scanner.leave_reasoning(),
@@ -766,6 +785,7 @@ impl Engine {
                         if hit.found != Found::Markup {
                             if let Some(thought) = &mut self.thought {
                                 thought.clear(); // (a thought begins or ends: forget it)
+                                self.thought_reader = None;
                             }
                         }
                     }
@@ -816,7 +836,18 @@ impl Engine {
             let pos = self.raw_base + raw_len;
             let limited;
             let j;
-            if span <= WINDOW as i64 && span < room {
+            let trial = self.unconfirmed(py)?;
+            let left = TRIAL.min(self.opts.max_call_chars.max(0) as usize) as i64 - raw_len;
+            if trial && span > left {
+                // (an opener not confirmed yet: its block reads TRIAL characters at most)
+                limited = true;
+                j = if left > 0 {
+                    let part = text[i..i + left as usize].to_vec();
+                    i + self.with_machine(py, |m, env| m.feed(env, &part, 0, pos, false))?
+                } else {
+                    i
+                };
+            } else if span <= WINDOW as i64 && span < room {
                 // (the usual delta: small, well inside the limit)
                 limited = false;
                 j = self.with_machine(py, |m, env| m.feed(env, text, i, pos, last))?;
@@ -852,6 +883,13 @@ impl Engine {
             let (failed_at, finished) = self
                 .current_ref()
                 .map_or((-1, false), |m| (m.failed_at, m.finished));
+            if trial && !finished && (limited || failed_at >= 0) && self.unconfirmed(py)? {
+                // (it broke, or needs more than TRIAL characters, before announcing a call)
+                let again = self.abandon(py, out)?;
+                i = self.rewind(text, i, again);
+                n = text.len();
+                continue;
+            }
             if failed_at >= 0 && !finished && !self.cut_checked {
                 self.cut_broken_block(py, failed_at)?;
             }
@@ -859,10 +897,7 @@ impl Engine {
                 let leftover = self.finish_block(py, out)?;
                 if !leftover.is_empty() {
                     // raw read past the block's end (a cut): read it again as output
-                    let (t, k) = rewound(std::mem::take(text), i, leftover);
-                    self.scanner.forget_text();
-                    *text = t;
-                    i = k;
+                    i = self.rewind(text, i, leftover);
                     n = text.len();
                 }
                 continue;
@@ -939,6 +974,13 @@ impl Engine {
                 .cloned()
                 .ok_or_else(|| PyValueError::new_err("an opener with no step"))?,
         };
+        if grammar.auto.is_some() {
+            // (undecided: the opener is confirmed only by a call its block announces)
+            self.trial.clear();
+            self.trial.extend_from_slice(&text[hit.start..hit.end]);
+            self.trial_from = self.ctx.next_index(py)?;
+            self.trial_markdown = self.scanner.ended.take();
+        }
         if spec.again {
             // (bare JSON's "{": the block's reader reads it)
             self.begin(py, &spec, false, name, 0)?;
@@ -979,6 +1021,14 @@ impl Engine {
     /// `_finish_block`: turn the finished block into events; return raw text
     /// to read again.
     fn finish_block(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<Vec<u32>> {
+        let named = self
+            .current()
+            .is_some_and(|machine| machine.names_undeclared_tool());
+        if self.unconfirmed(py)? && !named {
+            // (it ended, as text or an error, before announcing a call)
+            return self.abandon(py, out);
+        }
+        self.trial.clear();
         let raw = std::mem::take(&mut self.raw);
         let base = self.raw_base;
         let (end, outcomes, rejected, block_id) = {
@@ -1019,6 +1069,62 @@ impl Engine {
         let newline = cut == 0 || raw.at(cut - 1) == u32::from(b'\n');
         self.scanner.after_block(newline);
         let rest = raw.points(cut, raw.len()).into_owned();
+        raw.recycle(&mut self.raw);
+        Ok(rest)
+    }
+
+    /// [`rewound`] in place: where reading goes on in `text`. The scanner
+    /// forgets its newline search only when the text is a new one: the same
+    /// text read again keeps it (`grammar="auto"` reads again after every opener
+    /// only mentioned, and a search of a long line to its end each time would
+    /// be quadratic).
+    fn rewind(&mut self, text: &mut Vec<u32>, i: usize, again: Vec<u32>) -> usize {
+        let copied = again.len() > i || text[i - again.len()..i] != again[..];
+        let (t, k) = rewound(std::mem::take(text), i, again);
+        if copied {
+            self.scanner.forget_text();
+        }
+        *text = t;
+        k
+    }
+
+    /// `_unconfirmed`: (`grammar="auto"`, undecided) the block being read is an
+    /// opener's that no call has confirmed yet (a call announced confirms it).
+    fn unconfirmed(&mut self, py: Python<'_>) -> PyResult<bool> {
+        if self.trial.is_empty() {
+            return Ok(false);
+        }
+        if self.ctx.next_index(py)? != self.trial_from {
+            self.trial.clear();
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// `_abandon`: (`grammar="auto"`) the block of an opener that no call
+    /// confirmed: the opener is text, and what the block read after it is
+    /// read again as output (at most TRIAL characters, once per opener).
+    fn abandon(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<Vec<u32>> {
+        let opener = std::mem::take(&mut self.trial);
+        let raw = std::mem::take(&mut self.raw);
+        if self.raw_base != 0 || raw.len() < opener.len() {
+            return Err(PyValueError::new_err(
+                "an unconfirmed block without its opener",
+            ));
+        }
+        if let Some(machine) = self.current() {
+            machine.take_outcomes(); // (errors of markup only mentioned: none is shown)
+        }
+        self.machine = None;
+        self.emit_text(py, &opener, out)?;
+        match self.trial_markdown.take() {
+            // (a token mentioned in code: the code goes on)
+            Some(state) => self.scanner.resume(state),
+            None => self
+                .scanner
+                .after_block(opener.last() == Some(&u32::from(b'\n'))),
+        }
+        let rest = raw.points(opener.len(), raw.len()).into_owned();
         raw.recycle(&mut self.raw);
         Ok(rest)
     }
@@ -1078,7 +1184,7 @@ impl Engine {
             let end = self.raw_base + self.raw.len() as i64;
             self.set_out(py, out)?;
             self.with_machine(py, |m, env| m.close(env, end))?;
-            if self.current_ref().is_some_and(Machine::unfinished_block) {
+            if self.current_ref().is_some_and(Machine::unfinished_block) && !self.unconfirmed(py)? {
                 self.cut_broken_block(py, end)?;
             }
             let leftover = self.finish_block(py, out)?;
@@ -1221,7 +1327,7 @@ impl Engine {
     ) -> PyResult<()> {
         self.offset += raw.len()? as i64;
         if !text_points.is_empty() && self.thought.is_some() {
-            self.keep_thought(text_points);
+            self.keep_thought(py, text_points)?;
         }
         let n = out.len();
         if n > 0
@@ -1235,24 +1341,41 @@ impl Engine {
         out.append(events::reasoning_event(py, text, raw)?)
     }
 
-    /// `_keep_thought`: keep reasoning text, its last window at least.
-    pub fn keep_thought(&mut self, text: &[u32]) {
+    /// `_keep_thought`: keep reasoning text, its last window at least; what
+    /// the window lets go is read by the thought's shadow reader (the
+    /// reference's `thought_read`), so its Markdown is known at the window.
+    pub fn keep_thought(&mut self, py: Python<'_>, text: &[u32]) -> PyResult<()> {
         let Some(thought) = &mut self.thought else {
-            return;
+            return Ok(());
         };
         thought.extend_from_slice(text);
         if thought.len() > 2 * THOUGHT_WINDOW {
             let cut = thought.len() - THOUGHT_WINDOW;
+            let head = pystr(py, &thought[..cut])?;
             thought.drain(..cut);
+            let reader = self.thought_reader.take();
+            let reader = py
+                .import("toolparse.engine.core")?
+                .getattr("thought_read")?
+                .call1((
+                    reader,
+                    self.grammar.py.bind(py),
+                    self.ctx.obj.bind(py),
+                    self.opts.max_call_chars,
+                    "native",
+                    head,
+                ))?;
+            self.thought_reader = Some(reader.unbind());
         }
+        Ok(())
     }
 
     /// `_calls_in_thought`: the stream ended in reasoning: the calls its kept
     /// text completes, read by a shadow engine (the reference's function).
     fn calls_in_thought(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<()> {
         let thought = std::mem::take(self.thought.get_or_insert_with(Vec::new));
-        let start = thought.len().saturating_sub(THOUGHT_WINDOW);
-        let text = pystr(py, &thought[start..])?;
+        let text = pystr(py, &thought)?;
+        let reader = self.thought_reader.take();
         let found = py
             .import("toolparse.engine.core")?
             .getattr("shadow_calls")?
@@ -1264,6 +1387,7 @@ impl Engine {
                 text,
                 self.opts.reasoning_calls == ReasoningCalls::Salvage,
                 self.offset,
+                reader,
             ))?;
         for event in found.try_iter()? {
             out.append(event?)?;

@@ -525,6 +525,14 @@ impl Engine {
             Some(&c) => stops.add(c),
             None => stops.add(0),
         }
+        // (and what may begin a marker that ends reasoning before it)
+        if let Some(inside) = &s.lexicons.inside {
+            for marker in inside.literals() {
+                if let Some(&c) = marker.first() {
+                    stops.add(c);
+                }
+            }
+        }
         Some(stops)
     }
 
@@ -768,7 +776,7 @@ impl Engine {
         self.bug(py, "reasoning")?;
         self.offset += delta.len()? as i64;
         if self.thought.is_some() {
-            self.keep_thought(&points_of(delta));
+            self.keep_thought(py, &points_of(delta))?;
         }
         one(py, events::reasoning_event(py, delta, delta)?)
     }

@@ -1459,7 +1459,8 @@ const MAX_NESTING: usize = 100;
 
 /// `json.loads(text)` (`text` generalized UTF-8), built natively where the
 /// text is read exactly as `json`'s scanner reads it; None where it is not
-/// (anything invalid, NaN and the infinities, a `\u` escape of a
+/// (anything invalid, NaN and the infinities, a number past a double's
+/// range (`1e400`), a `\u` escape of a
 /// surrogate, nesting past [`MAX_NESTING`], an integer `int()` refuses):
 /// the caller then calls `json.loads`, which gives the answer or the error.
 pub fn loads_native(py: Python<'_>, text: &[u8]) -> PyResult<Option<PyObject>> {
@@ -1570,10 +1571,14 @@ impl<'py> Reader<'_, 'py> {
             return Ok(None);
         };
         if float {
-            // (correctly rounded, as float() is; overflow is inf in both)
+            // (correctly rounded, as float() is; overflow is inf in both, and
+            // declined: JSON has no infinity, the caller's rules decide)
             let Ok(x) = number.parse::<f64>() else {
                 return Ok(None);
             };
+            if !x.is_finite() {
+                return Ok(None);
+            }
             return Ok(Some(PyFloat::new(self.py, x).into_any()));
         }
         let written: Vec<u8> = number.bytes().filter(u8::is_ascii_digit).collect();

@@ -103,6 +103,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("WINDOW", engine::WINDOW)?;
     m.add("MAX_KEPT", scan::MAX_KEPT)?;
     m.add("LOOKAHEAD", rt::LOOKAHEAD_CHARS)?;
+    m.add("TRIAL", engine::TRIAL)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

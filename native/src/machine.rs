@@ -16,6 +16,7 @@
 //! text's first character may lie before the block's start).
 
 use std::cell::{OnceCell, RefCell};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use pyo3::prelude::*;
@@ -142,8 +143,15 @@ pub struct Machine {
     pub failed_at: i64,
     /// Where the last complete call or error ended.
     pub last_end: i64,
-    serials: u64,
 }
+
+/// Where the serials of calls and values come from: one count for every
+/// machine. An engine keeps a machine per kind of block (k2-horizon's group
+/// and its bare call), and the string lane tells strings apart by serial
+/// alone: counted per machine, the first value of a bare call had the serial
+/// of the failed group's, and the lane streamed the new call's text into the
+/// ended one (the reference compares the strings themselves).
+static SERIALS: AtomicU64 = AtomicU64::new(0);
 
 /// What the machine needs of the engine while it reads: Python, and the
 /// stream's call context.
@@ -277,7 +285,6 @@ impl Machine {
             rejected: false,
             failed_at: -1,
             last_end: 0,
-            serials: 0,
         }
     }
 
@@ -290,8 +297,7 @@ impl Machine {
     }
 
     pub(crate) fn next_serial(&mut self) -> u64 {
-        self.serials += 1;
-        self.serials
+        SERIALS.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// Begin reading a block after `opener` (its `name`, if it names a tool;
@@ -340,6 +346,14 @@ impl Machine {
     /// The calls and errors so far (the block's, when it has ended).
     pub fn take_outcomes(&mut self) -> Vec<Outcome> {
         std::mem::take(&mut self.outcomes)
+    }
+
+    /// `names_undeclared_tool`: a call of the block names a tool that was not
+    /// declared (the format's call was read, only its tool is unknown).
+    pub fn names_undeclared_tool(&self) -> bool {
+        self.outcomes
+            .iter()
+            .any(|o| o.reason == Some(Reason::UnknownTool) && o.name.is_some())
     }
 
     /// The block has made something of its markup: a call announced, or a
@@ -979,7 +993,10 @@ impl Machine {
             return call_error(env.py, slot, None, reason, message);
         }
         let name = match &self.json_name {
-            Some(name) => Some(points_str(env.py, name)?),
+            Some(name) => {
+                let name: Vec<u32> = name.iter().map(|&c| wide::replaced(c)).collect();
+                Some(points_str(env.py, &name)?)
+            }
             None => None,
         };
         Ok(Outcome::error(None, name, reason, message))
@@ -1097,6 +1114,7 @@ fn call_outcome(env: &mut Env<'_, '_>, slot: &mut CallSlot, end: Option<i64>) ->
     let _ = host.none();
     match ending {
         Ending::Invalid(problem) => call_error(py, slot, end, Reason::InvalidCall, problem),
+        Ending::Malformed(problem) => call_error(py, slot, end, Reason::MalformedMarkup, problem),
         Ending::Unknown(arguments) => {
             let name = call_name_object(py, &slot.call)?;
             // f"no tool named {self.name!r} was declared"

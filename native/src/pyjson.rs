@@ -48,6 +48,7 @@ struct Refs {
     malformed_json: PyObject,
     too_deep: PyObject,
     invalid_call: PyObject,
+    malformed_markup: PyObject,
     unknown_tool: PyObject,
     loads: PyObject,
     coerce: PyObject,
@@ -70,6 +71,7 @@ fn refs(py: Python<'_>) -> PyResult<&Refs> {
             malformed_json: reasons.getattr("MALFORMED_JSON")?.unbind(),
             too_deep: reasons.getattr("TOO_DEEP")?.unbind(),
             invalid_call: reasons.getattr("INVALID_CALL")?.unbind(),
+            malformed_markup: reasons.getattr("MALFORMED_MARKUP")?.unbind(),
             unknown_tool: reasons.getattr("UNKNOWN_TOOL")?.unbind(),
             loads: get("json", "loads")?,
             coerce: get("toolparse.coercion.coerce", "coerce")?,
@@ -679,6 +681,10 @@ impl PyJsonCall {
         match ending {
             Ending::Invalid(problem) => {
                 let reason = refs.invalid_call.bind(py);
+                self.error(py, end, reason, py_of(py, &problem)?.as_any())
+            }
+            Ending::Malformed(problem) => {
+                let reason = refs.malformed_markup.bind(py);
                 self.error(py, end, reason, py_of(py, &problem)?.as_any())
             }
             Ending::Unknown(arguments) => {

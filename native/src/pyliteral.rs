@@ -12,7 +12,8 @@
 //!
 //! Where the answer would depend on something only the interpreter knows,
 //! the reader declines ([`Failure::Decline`]) and the caller runs the Python
-//! function instead: a decimal integer of more than 640 digits (whether
+//! function instead: a `\N{name}` escape (the Unicode names are
+//! `unicodedata`'s), a decimal integer of more than 640 digits (whether
 //! `int()` reads it depends on `sys.get_int_max_str_digits()`), nesting past
 //! [`NATIVE_DEPTH`] (Python's own recursion limit may answer first), a
 //! hexadecimal, octal or binary integer too close to `10**4300` to tell
@@ -31,6 +32,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
 use crate::json::float_repr;
 use crate::lexicon::{Name, Unit};
 use crate::pylexicon::new_str;
+use crate::wide;
 
 /// Nesting read natively at most: deeper, the reader declines (Python's
 /// reader recurses two frames a level, and with a `max_depth` past a few
@@ -400,13 +402,17 @@ impl<T: Unit, B: Build> Reader<'_, T, B> {
         (pair && is_quote(self.at(i + 2))).then_some(2)
     }
 
-    /// One string, or adjacent ones joined (`"a" 'b'`).
+    /// One string, or adjacent ones joined (`"a" 'b'`); a surrogate pair
+    /// (two escapes, which Python keeps apart) joined into its character, a
+    /// lone surrogate U+FFFD (`valid_unicode`): a value is valid Unicode.
     fn strings(&mut self) -> Result<Vec<u32>, Failure> {
         let mut out = Vec::new();
         self.string(&mut out)?;
         loop {
             self.space();
             if self.string_prefix(self.i).is_none() {
+                crate::engine::join_surrogate_pairs(&mut out);
+                out.iter_mut().for_each(|c| *c = wide::replaced(*c));
                 return Ok(out);
             }
             self.string(&mut out)?;
@@ -599,6 +605,10 @@ fn escape<T: Unit>(text: &[T], i: usize, out: &mut Vec<u32>) -> Result<usize, Fa
         }
         let c = char::from_u32(c).unwrap_or('?');
         return error(format!("a bad \\{c} escape"));
+    }
+    if c == 0x4E {
+        // N: `\N{name}` needs the Unicode names `unicodedata` holds: Python reads it
+        return Err(Failure::Decline);
     }
     let octal = |k: usize| {
         text.get(k)
@@ -994,11 +1004,17 @@ mod tests {
         assert_eq!(parse("'ab\\"), err("a string is not closed"));
         assert_eq!(parse(r"'\x4'"), err("a bad \\x escape"));
         assert_eq!(parse(r"'\U00110000'"), err("a bad \\U escape"));
+        // (a named character: Python reads it; raw, it is kept as written)
+        assert_eq!(parse(r#"["a", "\N{BEL}"]"#), Err(Failure::Decline));
+        assert_eq!(parse(r#"r"\N{BEL}""#), Ok(s("\\N{BEL}")));
+        assert_eq!(parse(r"'\x4' '\N{BEL}'"), err("a bad \\x escape"));
         assert_eq!(parse("ur'x'"), err("a name (ur) is not a literal"));
+        // (a lone surrogate is U+FFFD; a pair, two escapes, is its character)
         assert_eq!(
             parse(r#""\ud800""#),
-            Ok(Tree::Scalar(Scalar::Str(vec![0xD800])))
+            Ok(Tree::Scalar(Scalar::Str(vec![0xFFFD])))
         );
+        assert_eq!(parse(r#""\ud83d" "\ude00""#), Ok(s("😀")));
     }
 
     #[test]

@@ -148,6 +148,7 @@ impl PyTextScanner {
             prelude: scanner.getattr("_prelude")?.is_truthy()?,
             absorb: scanner.getattr("_absorb")?.is_truthy()?,
             newline: None,
+            ended: None,
         };
         Ok(PyTextScanner {
             core,

@@ -103,7 +103,7 @@ pub struct PyValueReader {
 #[pymethods]
 impl PyValueReader {
     #[new]
-    #[pyo3(signature = (lexicon, steps, conditions, ctx, emit, *, xml, markup, nest=None, nest_at_line_start=false, keep_newlines=false))]
+    #[pyo3(signature = (lexicon, steps, conditions, ctx, emit, *, xml, markup, nest=None, nest_at_line_start=false, keep_newlines=false, typed=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -117,6 +117,7 @@ impl PyValueReader {
         nest: Option<&Bound<'_, PyAny>>,
         nest_at_line_start: bool,
         keep_newlines: bool,
+        typed: bool,
     ) -> PyResult<Self> {
         let lexicon = lexicon_of(py, lexicon)?;
         let steps = steps
@@ -156,7 +157,7 @@ impl PyValueReader {
             xml,
         };
         Ok(PyValueReader {
-            core: ValueReader::new(Arc::new(tables), markup),
+            core: ValueReader::new(Arc::new(tables), markup, typed),
             lexicon,
             ctx,
             emit,

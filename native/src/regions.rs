@@ -172,7 +172,7 @@ impl Machine {
             },
             Kind::Value { tables, xml, .. } => {
                 let markup = *xml && !self.streams;
-                self.value = Some(ValueReader::new(tables.clone(), markup));
+                self.value = Some(ValueReader::new(tables.clone(), markup, !self.streams));
                 self.value_serial = self.next_serial();
                 Reader::Stateless
             }

@@ -90,40 +90,50 @@ impl ScanHit {
     }
 }
 
-/// Unicode's format characters (category Cf, Unicode 14: a BOM, U+200B, the
-/// direction marks): `text._FORMAT_CHARS`.
-fn is_format(c: u32) -> bool {
+/// The invisible code points a model may write before `<think>`, besides
+/// Python's spaces (`text.INVISIBLE`: Default_Ignorable_Code_Point, Cc, Cf and
+/// the blank fillers). tests/test_hardening_three_auto.py checks these ranges
+/// against the Python definition.
+fn is_invisible(c: u32) -> bool {
     matches!(
         c,
-        0xAD | 0x600..=0x605
+        0x0..=0x1F
+            | 0x7F..=0x9F
+            | 0xAD
+            | 0x34F
+            | 0x600..=0x605
             | 0x61C
             | 0x6DD
             | 0x70F
             | 0x890..=0x891
             | 0x8E2
-            | 0x180E
+            | 0x115F..=0x1160
+            | 0x17B4..=0x17B5
+            | 0x180B..=0x180F
             | 0x200B..=0x200F
             | 0x202A..=0x202E
-            | 0x2060..=0x2064
-            | 0x2066..=0x206F
+            | 0x2060..=0x206F
+            | 0x2800
+            | 0x3164
+            | 0xFE00..=0xFE0F
             | 0xFEFF
-            | 0xFFF9..=0xFFFB
+            | 0xFFA0
+            | 0xFFF0..=0xFFFB
             | 0x110BD
             | 0x110CD
-            | 0x13430..=0x13438
+            | 0x13430..=0x1343F
             | 0x1BCA0..=0x1BCA3
             | 0x1D173..=0x1D17A
-            | 0xE0001
-            | 0xE0020..=0xE007F
+            | 0xE0000..=0xE0FFF
     )
 }
 
 /// `_NOT_SPACE.search(text, i)`: the first character from `i` that is neither
-/// a space (Python's) nor a format character.
+/// a space (Python's) nor an invisible character.
 fn not_space<T: Unit>(text: &[T], i: usize) -> Option<usize> {
     (i..text.len()).find(|&k| {
         let c = text[k].into();
-        !is_python_space(c) && !is_format(c)
+        !is_python_space(c) && !is_invisible(c)
     })
 }
 
@@ -187,6 +197,9 @@ pub struct TextScanner {
     /// Whoever changes the text a scanner is given between calls clears it
     /// ([`TextScanner::forget_text`]).
     pub newline: Option<(usize, usize, usize, Option<usize>)>,
+    /// The Markdown state (code or quote) the last special token found in it
+    /// ended (`grammar="auto"`: restored when the token was only mentioned).
+    pub ended: Option<State>,
 }
 
 /// Where scanning goes on, or (`Err`) where to wait for more text.
@@ -288,6 +301,7 @@ impl TextScanner {
                         if !last && tokens.undecided(text, m.start, m.key) {
                             return (m.start, None);
                         }
+                        self.ended = Some(state);
                         self.state = State::Text;
                         return (m.start, Some(self.hit(m, Source::Code)));
                     }
@@ -463,9 +477,16 @@ impl TextScanner {
             return (n, None); // (unreachable: a scanner in reasoning has its lexicons)
         };
         if let Some(m) = inside.find(text, i, ctx, None) {
+            let closer = match m.key {
+                Key::Literal(k) => inside.literals().get(k) == self.r_close.as_ref(),
+                _ => true,
+            };
+            // (a marker that ends reasoning before it: the reasoning closes with no
+            // closer of its own, and the marker is read on as the visible text's)
+            let end = if closer { m.end } else { m.start };
             return (
                 m.start,
-                Some(ScanHit::marker(m.start, m.end, Found::ReasoningClose)),
+                Some(ScanHit::marker(m.start, end, Found::ReasoningClose)),
             );
         }
         if last {
@@ -558,6 +579,12 @@ impl TextScanner {
     }
 
     /// A block (or a rejected opener, now text) ended with a newline or not.
+    /// `resume`: (`grammar="auto"`) a special token that ended the Markdown
+    /// state `state` was only mentioned: the code or quote goes on.
+    pub fn resume(&mut self, state: State) {
+        self.state = state;
+    }
+
     pub fn after_block(&mut self, newline: bool) {
         self.state = if newline {
             State::LineStart
@@ -648,6 +675,7 @@ mod tests {
             prelude: reasoning.is_some(),
             absorb: false,
             newline: None,
+            ended: None,
         }
     }
 

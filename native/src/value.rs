@@ -23,7 +23,7 @@
 use std::sync::Arc;
 
 use crate::entities::{entity_at, entity_prefix};
-use crate::lexicon::{Hit, Key, Lexicon, TagContext, Terminal, Unit};
+use crate::lexicon::{Hit, Key, Lexicon, Name, Names, TagContext, Terminal, Unit};
 
 const CDATA: &[u8] = b"<![CDATA[";
 const WRAP_OPEN: &[u8] = b"<value>";
@@ -152,16 +152,32 @@ pub struct ValueReader {
     newline: bool,
     /// Only whitespace since the value began or the last newline.
     line_start: bool,
+    /// Inside a `<value>` wrapper opened at the value's start.
     wrapped: bool,
+    /// `<value>` open inside it, itself included.
+    wrap_depth: usize,
+    /// While a wrapper is undecided: the text emitted since it opened (held).
+    held: Option<Vec<u32>>,
+    /// Where its `</value>` came in `held` (None: not yet), and whether a
+    /// newline was held there (dropped if the wrapper is whole).
+    close_at: Option<usize>,
+    close_newline: bool,
+    /// The whitespace read after it.
+    space: usize,
+    /// The next character decides.
+    deciding: bool,
     /// The one newline after the opening tag is gone.
     lead_dropped: bool,
     /// Open nested markup, by its closing terminal.
     depth: Option<Vec<(Terminal, usize)>>,
     pending: Option<Pending>,
+    /// A value that is not a plain string: it never holds markup, so the
+    /// structure that ends it is read with any parameter name.
+    typed: bool,
 }
 
 impl ValueReader {
-    pub fn new(tables: Arc<ValueTables>, markup: bool) -> ValueReader {
+    pub fn new(tables: Arc<ValueTables>, markup: bool, typed: bool) -> ValueReader {
         let xml = tables.xml;
         let keep_newlines = tables.keep_newlines;
         ValueReader {
@@ -173,15 +189,22 @@ impl ValueReader {
             newline: false,
             line_start: true,
             wrapped: false,
+            wrap_depth: 0,
+            held: None,
+            close_at: None,
+            close_newline: false,
+            space: 0,
+            deciding: false,
             lead_dropped: keep_newlines,
             depth: None,
             pending: None,
+            typed,
         }
     }
 
     /// Text the string lane takes would be emitted exactly as it is (`plain`).
     pub fn plain(&self) -> bool {
-        self.state == State::Text && !self.newline && !self.line_start
+        self.state == State::Text && !self.newline && !self.line_start && self.held.is_none()
     }
 
     /// Nothing of the value is read yet (but a dropped newline after its tag).
@@ -189,10 +212,10 @@ impl ValueReader {
         self.state == State::Start
     }
 
-    /// `fast_piece` may look (the value is not wrapped and no terminal
-    /// awaits its confirmation).
+    /// `fast_piece` may look (no wrapper is held and no terminal awaits its
+    /// confirmation).
     pub fn fast_ok(&self) -> bool {
-        !self.wrapped && self.pending.is_none()
+        self.held.is_none() && self.pending.is_none()
     }
 
     /// Markup opened inside the value (`nest`) is still open.
@@ -232,14 +255,30 @@ impl ValueReader {
                     continue;
                 }
                 State::AfterWrap => {
-                    match text[i..].iter().position(|&c| !is_strip_space(c.into())) {
-                        None => return (n, None),
-                        Some(k) => i += k,
+                    // (after </value>: whitespace, held)
+                    let found = text[i..].iter().position(|&c| !is_strip_space(c.into()));
+                    let stop = found.map_or(n, |k| i + k);
+                    self.space += stop - i;
+                    if stop > i {
+                        self.lines(&text[i..stop], emit);
+                    }
+                    i = stop;
+                    if self.space > MAX_SPACE_BEFORE_CONFIRM {
+                        self.unwrap(false, emit); // (a long run of whitespace: not a wrapper's end)
+                        self.state = State::Text;
+                        continue;
+                    }
+                    if found.is_none() {
+                        return (n, None);
                     }
                     self.state = State::Text;
+                    self.deciding = true; // (what comes next decides)
                     continue;
                 }
                 State::Text => {}
+            }
+            if self.deciding && text[i].into() != u32::from(b'<') {
+                self.unwrap(false, emit); // text after the wrapper: it was not the whole value
             }
             let amp = self.amp_special;
             let stop = text[i..]
@@ -275,17 +314,86 @@ impl ValueReader {
                 if hit.is_some() || j == i {
                     return (j, hit);
                 }
+                if self.deciding {
+                    self.unwrap(false, emit); // markup after the wrapper read as text
+                }
                 i = j;
             }
         }
         (n, None)
     }
 
-    /// The stream ended inside the value: emit a newline still held.
+    /// The stream ended inside the value: emit a newline still held (and a
+    /// wrapper held: whole if it was closed, only whitespace after it).
     pub fn finish<T, E: Emit<T> + ?Sized>(&mut self, emit: &mut E) {
+        if self.held.is_some() {
+            let whole = self.close_at.is_some();
+            if whole {
+                self.newline = false;
+            }
+            self.unwrap(whole, emit);
+        }
         if self.newline {
             emit.points(false, &[u32::from(b'\n')]);
             self.newline = false;
+        }
+    }
+
+    /// Emit `piece` (after a newline when `newline`), or hold it.
+    fn out_text<T: Unit, E: Emit<T> + ?Sized>(&mut self, newline: bool, piece: &[T], emit: &mut E) {
+        match self.held.as_mut() {
+            None => emit.text(newline, piece),
+            Some(held) => {
+                if newline {
+                    held.push(u32::from(b'\n'));
+                }
+                held.extend(piece.iter().map(|&c| c.into()));
+            }
+        }
+    }
+
+    fn out_points<T, E: Emit<T> + ?Sized>(&mut self, newline: bool, piece: &[u32], emit: &mut E) {
+        match self.held.as_mut() {
+            None => emit.points(newline, piece),
+            Some(held) => {
+                if newline {
+                    held.push(u32::from(b'\n'));
+                }
+                held.extend_from_slice(piece);
+            }
+        }
+    }
+
+    /// The wrapper is decided: emit what it held, unwrapped when it is the
+    /// whole value, else with its tags as the text they then are.
+    fn unwrap<T, E: Emit<T> + ?Sized>(&mut self, whole: bool, emit: &mut E) {
+        let Some(held) = self.held.take() else {
+            return;
+        };
+        self.wrapped = false;
+        self.deciding = false;
+        let ascii = |bytes: &[u8]| bytes.iter().map(|&b| u32::from(b)).collect::<Vec<u32>>();
+        let piece: Vec<u32> = match self.close_at {
+            Some(close) if whole => held[..close].to_vec(),
+            None if whole => held,
+            None => {
+                let mut piece = ascii(WRAP_OPEN);
+                piece.extend_from_slice(&held);
+                piece
+            }
+            Some(close) => {
+                let mut piece = ascii(WRAP_OPEN);
+                piece.extend_from_slice(&held[..close]);
+                if self.close_newline {
+                    piece.push(u32::from(b'\n'));
+                }
+                piece.extend(ascii(WRAP_CLOSE));
+                piece.extend_from_slice(&held[close..]);
+                piece
+            }
+        };
+        if !piece.is_empty() {
+            emit.points(false, &piece);
         }
     }
 
@@ -302,7 +410,7 @@ impl ValueReader {
         let held = last + 1 == run.len() && !self.tables.keep_newlines;
         let body = if held { &run[..run.len() - 1] } else { run };
         if newline || !body.is_empty() {
-            emit.text(newline, body);
+            self.out_text(newline, body, emit);
         }
         if held {
             self.newline = true;
@@ -318,7 +426,7 @@ impl ValueReader {
         if self.line_start && has_ink(piece) {
             self.line_start = false;
         }
-        emit.text(newline, piece);
+        self.out_text(newline, piece, emit);
     }
 
     fn points<T: Unit, E: Emit<T> + ?Sized>(&mut self, piece: &[u32], emit: &mut E) {
@@ -326,7 +434,7 @@ impl ValueReader {
         if self.line_start && piece.iter().any(|&c| !is_strip_space(c)) {
             self.line_start = false;
         }
-        emit.points(newline, piece);
+        self.out_points(newline, piece, emit);
     }
 
     fn ascii<T: Unit, E: Emit<T> + ?Sized>(&mut self, piece: &[u8], emit: &mut E) {
@@ -344,7 +452,10 @@ impl ValueReader {
         if !self.markup {
             if begins(text, i, WRAP_OPEN) {
                 self.wrapped = true;
+                self.wrap_depth = 1;
+                self.held = Some(Vec::new());
                 self.state = State::Text;
+                self.line_start = false; // (as the text it may turn out to be)
                 return (i + WRAP_OPEN.len(), false);
             }
             if !is_final && cut_short(text, i, WRAP_OPEN) {
@@ -417,12 +528,26 @@ impl ValueReader {
         }
         if self.wrapped {
             if begins(text, i, WRAP_CLOSE) {
+                self.wrap_depth -= 1;
+                if self.wrap_depth > 0 {
+                    // (closes a <value> written inside the wrapper)
+                    self.ascii(WRAP_CLOSE, emit);
+                    return (i + WRAP_CLOSE.len(), None);
+                }
+                self.close_at = self.held.as_ref().map(Vec::len);
+                self.close_newline = self.newline;
                 self.newline = false;
+                self.line_start = false; // (as the text it may turn out to be)
                 self.wrapped = false;
                 self.state = State::AfterWrap;
                 return (i + WRAP_CLOSE.len(), None);
             }
-            if !is_final && cut_short(text, i, WRAP_CLOSE) {
+            if begins(text, i, WRAP_OPEN) {
+                self.wrap_depth += 1;
+                self.ascii(WRAP_OPEN, emit);
+                return (i + WRAP_OPEN.len(), None);
+            }
+            if !is_final && (cut_short(text, i, WRAP_CLOSE) || cut_short(text, i, WRAP_OPEN)) {
                 return (i, None);
             }
         }
@@ -523,6 +648,11 @@ impl ValueReader {
             return (hit.end, None);
         }
         self.newline = false; // the newline before the ending terminal is dropped
+        if self.held.is_some() {
+            // (after the wrapper's own </value> and whitespace: it was the whole value)
+            let whole = self.deciding;
+            self.unwrap(whole, emit);
+        }
         (i, Some(hit))
     }
 
@@ -581,7 +711,12 @@ impl ValueReader {
                 return Some(false);
             }
         }
-        if let Some(hit) = confirm.match_at(text, j, ctx) {
+        let loose = Loose {
+            ctx,
+            on: nested || self.typed,
+            any_name: self.typed,
+        };
+        if let Some(hit) = confirm.match_at(text, j, &loose) {
             let inner = lookup_term(&self.tables.conditions, confirm, hit.key);
             return match inner {
                 Some(inner) if !nested && inner.confirm.is_some() => {
@@ -590,10 +725,46 @@ impl ValueReader {
                 _ => Some(true),
             };
         }
-        if !is_final && confirm.prefix_at(text, j, ctx) {
+        if !is_final && confirm.prefix_at(text, j, &loose) {
             return None;
         }
         Some(false)
+    }
+}
+
+/// The tag context of a look past a closing tag, at the parameter that may
+/// follow it (`value._Loose`; `on`: that look, else `ctx` as it is): a
+/// parameter the call was given counts there too (the call then has it
+/// twice, an error), and after a typed value (`any_name`) any name does.
+struct Loose<'a, C: ?Sized> {
+    ctx: &'a C,
+    on: bool,
+    any_name: bool,
+}
+
+impl<C: TagContext + ?Sized> TagContext for Loose<'_, C> {
+    fn key(&self) -> Option<Name<'_>> {
+        self.ctx.key()
+    }
+
+    fn call_name(&self) -> Option<Name<'_>> {
+        self.ctx.call_name()
+    }
+
+    fn tool_names(&self) -> Option<&dyn Names> {
+        self.ctx.tool_names()
+    }
+
+    fn property_names(&self) -> Option<&dyn Names> {
+        if self.on && self.any_name {
+            None
+        } else {
+            self.ctx.property_names()
+        }
+    }
+
+    fn given(&self, name: Name<'_>) -> bool {
+        !self.on && self.ctx.given(name)
     }
 }
 

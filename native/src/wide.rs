@@ -103,6 +103,22 @@ pub fn replaced(c: u32) -> u32 {
     }
 }
 
+/// `replace_lone_surrogates(text)` of generalized UTF-8 `text` (a name read
+/// from the markup): each surrogate's three bytes (`ED A0..BF xx`) become
+/// U+FFFD's (`EF BF BD`), in place (the same length).
+pub fn replace_surrogates(mut text: Vec<u8>) -> Vec<u8> {
+    let mut k = 0;
+    while k + 2 < text.len() {
+        if text[k] == 0xED && text[k + 1] >= 0xA0 {
+            text[k..k + 3].copy_from_slice(&[0xEF, 0xBF, 0xBD]);
+            k += 3;
+        } else {
+            k += 1;
+        }
+    }
+    text
+}
+
 /// Append `json.encoder.encode_basestring(replace_lone_surrogates(text))[1:-1]`
 /// of the code points `chars`: quotes, backslashes and control characters
 /// escaped as that function escapes them, everything else as it is.
@@ -175,6 +191,10 @@ mod tests {
         let mut out = Vec::new();
         push_json_body(&mut out, chars(&bytes));
         assert_eq!(out, "a\u{FFFD}\u{FFFD}b".as_bytes());
+        let mut named = b"\xed\xa0\x80\xc3\xa9\xf0\x9f\x98\x80".to_vec();
+        named.extend_from_slice(&bytes);
+        let expected = "\u{FFFD}\u{e9}\u{1F600}a\u{FFFD}\u{FFFD}b";
+        assert_eq!(replace_surrogates(named), expected.as_bytes());
     }
 
     #[test]

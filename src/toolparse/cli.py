@@ -172,6 +172,19 @@ def _build_parser() -> argparse.ArgumentParser:
         "salvage (delivered as a call), ignore",
     )
     serve.add_argument(
+        "--reasoning-field",
+        default="both",
+        choices=["both", "reasoning_content", "reasoning"],
+        help="the message field reasoning goes in (default both: reasoning_content and reasoning)",
+    )
+    serve.add_argument(
+        "--extra-calls",
+        default="drop",
+        choices=["drop", "content"],
+        help="calls past the first under parallel_tool_calls: false: drop (default), or content "
+        "(handled as failed calls, by --on-error)",
+    )
+    serve.add_argument(
         "--api-key-env",
         metavar="VAR",
         default=None,
@@ -387,6 +400,8 @@ _ROUTE_FLAGS = {
     "on_error": "content",
     "past_reasoning": "current",
     "reasoning_calls": "report",
+    "reasoning_field": "both",
+    "extra_calls": "drop",
     "no_response_format": False,
     "api_key_env": None,
 }
@@ -417,6 +432,8 @@ def _serve(args: argparse.Namespace) -> int:
             past_reasoning=args.past_reasoning,
             response_format=not args.no_response_format,
             reasoning_calls=args.reasoning_calls,
+            reasoning_field=args.reasoning_field,
+            extra_calls=args.extra_calls,
         )
     serve(
         upstream,

@@ -75,7 +75,9 @@ _IQUEST_TOKENS: Final = ("<iquest_tool_call>", "</iquest_tool_call>")
 
 FAMILIES: list[Family] = [
     # (first match wins: the more specific families come first)
-    Family(r"qwen3(?:\.\d+)?-coder|qwen3\.[5-9]", "Qwen3-Coder, Qwen3.5", "qwen3-coder"),
+    Family(r"qwen3(?:\.\d+)?-coder", "Qwen3-Coder", "qwen3-coder"),
+    # (Qwen3.5's template opens <think> in the prompt unless the request switches thinking off)
+    Family(r"qwen3\.[5-9]", "Qwen3.5", "qwen3-coder", "think-open"),
     Family(r"qwen3-\S*thinking|qwq", "Qwen3 Thinking-2507, QwQ", "hermes", "think-open"),
     Family(r"qwen3|qwen2\.5|qwen-2\.5", "Qwen3, Qwen2.5", "hermes"),
     Family(r"hermes-?[234]|nous-?hermes", "Hermes 2 Pro, 3, 4", "hermes"),
@@ -99,6 +101,9 @@ FAMILIES: list[Family] = [
     Family(r"firefunction", "FireFunction v2", "phi4-mini", "none"),
     Family(r"phi-?4-mini", "Phi-4-mini", "phi4-mini", "auto", ("functools",)),
     Family(r"llama-?4", "Llama 4", "pythonic", "none", ("<|python_start|>", "<|python_end|>")),
+    # (Llama 3 fine-tunes that write their own calls: before the Llama 3 family, whose name they keep)
+    Family(r"nemotron-(?:super|nano|ultra)", "NVIDIA Nemotron Super, Nano, Ultra (<TOOLCALL>)", "hermes"),
+    Family(r"llama-?3-groq\S*tool-use", "Groq Llama 3 Tool Use (<tool_call>)", "hermes", "none"),
     Family(r"llama-?3\.[123]|llama-?3-", "Llama 3.1, 3.2, 3.3", "llama3-json", "none", ("<|python_tag|>",)),
     Family(r"magistral", "Magistral", "mistral", "magistral", ("[TOOL_CALLS]",)),
     Family(
@@ -270,6 +275,14 @@ def _thinking(template: str) -> tuple[str, str]:
         if marker not in template:
             continue
         opened = start >= 0 and _opens(template[start:], marker)
+        if opened and _closes_alone(template[start:], marker):
+            # (DeepSeek V3.1: '</think>' unless the request switches thinking on, then '<think>';
+            # the request's switch opens it, as serve and the vLLM plugin read it)
+            name = "auto" if preset == "think" else preset
+            return name, (
+                f"its generation prompt closes {marker!r} by default and opens it when the request "
+                "switches thinking on"
+            )
         if opened:
             return f"{preset}-open" if preset != "magistral" else preset, (
                 f"its generation prompt opens {marker!r}"
@@ -279,10 +292,25 @@ def _thinking(template: str) -> tuple[str, str]:
     return "auto", "no thinking markers"
 
 
+def _closer(marker: str) -> str:
+    return marker.replace("<", "</", 1) if marker.startswith("<") else marker.replace("[", "[/", 1)
+
+
+def _closes_alone(generation_prompt: str, marker: str) -> bool:
+    """The generation prompt writes the closer with no opener before it (a thought
+    closed in the prompt, as DeepSeek V3.1 writes ``</think>`` for thinking off)."""
+    close = _closer(marker)
+    for m in re.finditer(re.escape(close), generation_prompt):
+        before = generation_prompt[max(0, m.start() - 24) : m.start()]
+        if marker not in before:
+            return True
+    return False
+
+
 def _opens(generation_prompt: str, marker: str) -> bool:
     """The generation prompt writes ``marker`` not closed right away (Qwen3's
     ``<think>\\n\\n</think>`` turns thinking off; it does not open it)."""
-    close = marker.replace("<", "</", 1) if marker.startswith("<") else marker.replace("[", "[/", 1)
+    close = _closer(marker)
     for m in re.finditer(re.escape(marker), generation_prompt):
         after = generation_prompt[m.end() : m.end() + 24].replace("\\n", "").replace("\n", "").lstrip()
         if not after.startswith(close):

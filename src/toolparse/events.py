@@ -57,6 +57,21 @@ def replace_lone_surrogates(text: str) -> str:
     return SURROGATE.sub("\ufffd", text)
 
 
+def valid_unicode(text: str) -> str:
+    """``text`` with UTF-16 surrogate pairs joined into the characters they
+    encode and every surrogate left (a lone one) replaced by U+FFFD.
+
+    For strings a reader made of escapes (``"\\ud83d\\ude00"`` in a Python
+    literal is two surrogates, as Python reads it; ``"\\ud800"`` in JSON is
+    one): the arguments, their deltas and a call's name are always valid
+    Unicode, so a UTF-8 encoder downstream never fails on them.
+    """
+    if text.isascii() or SURROGATE.search(text) is None:
+        return text
+    joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    return SURROGATE.sub("\ufffd", joined)
+
+
 def canonical_json(value: Any) -> str:
     """The one canonical JSON text of a call's arguments.
 

@@ -144,16 +144,28 @@ def check_reasoning(events: Sequence[Event], reasonings: Sequence[Reasoning]) ->
     """While reasoning is open, only reasoning comes out: no call is read
     there, and no visible text. Reasoning opens and closes where a reasoning
     event's raw holds an opener or a closer of ``reasonings`` (whichever comes
-    last); other markup leaves it as it was. (A forced answer that never began,
+    last), or where a marker that ends reasoning (``ended_by``) begins an
+    event's raw or text (a call's block opened by it: the raw of the call's
+    last event); other markup leaves it as it was. (A forced answer that never began,
     the stream having ended inside reasoning, is an error, or with
     ``unknown_on_error`` a call, with no input of its own.) ``reasonings``: what
     the parser starts with first, then the markers of any format it may switch
     to (see :func:`reasoning_of`)."""
     unread = {e.index for e in events if isinstance(e, (ToolCall, ToolCallError)) and not e.raw}
+    ends = tuple(marker for r in reasonings for marker in r.ended_by)
+    raws = {
+        e.index: e.raw for e in events if isinstance(e, (ToolCall, ToolCallError)) and e.index is not None
+    }
     open_ = reasonings[0].starts_open
     for event in events:
+        if open_ and ends and not isinstance(event, ReasoningDelta):
+            if isinstance(event, TextDelta):
+                raw = event.text
+            else:
+                raw = event.raw if isinstance(event, (ToolCall, ToolCallError)) else raws.get(event.index, "")
+            open_ = not raw.startswith(ends)
         if isinstance(event, ReasoningDelta):
-            closed_at = max(event.raw.rfind(r.close) for r in reasonings)
+            closed_at = max(max(event.raw.rfind(m) for m in (r.close, *r.ended_by)) for r in reasonings)
             opened_at = max(event.raw.rfind(r.open) if r.open else -1 for r in reasonings)
             if closed_at != opened_at:
                 open_ = opened_at > closed_at

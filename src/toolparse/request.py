@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toolparse.engine.declare import Reasoning
@@ -77,6 +77,102 @@ class PreparedRequest:
         choice = self.tool_choice if functions is not None else "none"
         options.setdefault("reasoning", self.reasoning)
         return StreamParser(self.grammar, functions, tool_choice=choice, **options)
+
+    def answer_parser(self, **options: Any) -> StreamParser | None:
+        """A parser for content the upstream has already separated from its
+        reasoning (its reasoning came in a field of its own): that content
+        begins in the answer, whatever the prompt opened. None where the
+        request's parser reads it so already (no reasoning that starts open)."""
+        markers = reasoning_for(get_grammar(self.grammar), self.reasoning)
+        if markers is None or not markers.starts_open:
+            return None
+        return self.parser(reasoning=with_state(markers, CLOSED), **options)
+
+
+OPEN = "open"
+"""The output begins inside reasoning: the prompt opened it."""
+CLOSED = "closed"
+"""The output is all answer: the prompt closed the thought (thinking off)."""
+
+
+def prompt_state(prompt_tail: str, reasoning: Reasoning) -> str | None:
+    """What the end of a rendered prompt says about the output's reasoning:
+    :data:`OPEN` (the template opened it: the output begins inside it),
+    :data:`CLOSED` (the template wrote an empty block, thinking off: the
+    output is all answer), or None (the declaration decides).
+
+    ``prompt_tail`` is the prompt's last few dozen characters (a server
+    decodes only its last tokens: constant work per request).
+    """
+    tail = prompt_tail.rstrip()
+    if tail.endswith(reasoning.close):
+        return CLOSED
+    if reasoning.open is not None and tail.endswith(reasoning.open):
+        return OPEN
+    return None
+
+
+def thinking_switch(request: Mapping[str, Any]) -> bool | None:
+    """What a chat completion request's fields say of thinking: False where they
+    switch it off (``chat_template_kwargs`` ``enable_thinking`` or ``thinking``
+    false, as the Qwen3, Qwen3.5, GLM, DeepSeek V3.1 and MiniMax templates
+    read them; Ollama's ``think: false``), True where ``chat_template_kwargs``
+    switch it on, None where they say nothing."""
+    kwargs = request.get("chat_template_kwargs")
+    values = (
+        [kwargs.get(key) for key in ("enable_thinking", "thinking")] if isinstance(kwargs, Mapping) else []
+    )
+    if any(value is False for value in values) or request.get("think") is False:
+        return False
+    if any(value is True for value in values):
+        return True
+    return None  # (Ollama's think: true: Ollama separates the thought itself, in a field of its own)
+
+
+def reasoning_state(
+    request: Mapping[str, Any], reasoning: Reasoning | None, prompt_tail: str | None = None
+) -> str | None:
+    """Where one request's output begins, for ``reasoning`` (the configured or
+    detected declaration): :data:`OPEN`, :data:`CLOSED`, or None (as the
+    declaration says). What ``toolparse serve``, a wrapped client and the
+    vLLM plugin all decide by.
+
+    The prompt's end decides where it is known (``prompt_tail``: a server
+    that renders the template) and shows an opener or a closer. Otherwise
+    the request: thinking switched off (:func:`thinking_switch`) means the
+    template closed the thought in the prompt, so the output is all answer;
+    switched on, with no prompt to look at, means the template opened it
+    (the templates that take the switch open ``<think>``; a model that
+    writes the opener anyway has it read as markup). A prompt that was seen
+    and shows neither leaves the opening to the model."""
+    if reasoning is None:
+        return None
+    if prompt_tail is not None:
+        shown = prompt_state(prompt_tail, reasoning)
+        if shown is not None:
+            return shown
+    switch = thinking_switch(request)
+    if switch is False:
+        return CLOSED
+    if switch is True and prompt_tail is None and reasoning.open is not None and not reasoning.markup:
+        return OPEN
+    return None
+
+
+def with_state(reasoning: Reasoning | None, state: str | None) -> Reasoning | None:
+    """``reasoning`` as it reads an output that begins as ``state`` says
+    (:func:`reasoning_state`): :data:`OPEN` starts inside reasoning;
+    :data:`CLOSED` starts in the answer, where an opener still opens
+    reasoning only at the answer's start (as ``"auto"`` reads it)."""
+    if reasoning is None or state is None:
+        return reasoning
+    if state == OPEN:
+        return reasoning if reasoning.starts_open else replace(reasoning, starts_open=True)
+    if not reasoning.starts_open:
+        return reasoning
+    if reasoning.open is None:
+        return None  # (only the prompt could open it, and it did not)
+    return replace(reasoning, starts_open=False, anywhere=False)
 
 
 def _forced_prompt(tools: Sequence[Tool], choice: ToolChoice) -> str:

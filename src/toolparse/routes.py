@@ -20,7 +20,8 @@ the route's name), and ``grammar="auto"`` otherwise (each request's
 ``model`` is tried first). A route takes ``upstream`` (required) and any of
 ``grammar``, ``reasoning``,
 ``mode``, ``on_error``, ``past_reasoning``, ``response_format``,
-``reasoning_calls`` (the options
+``reasoning_calls``, ``reasoning_field`` (``"both"``, ``"reasoning_content"``,
+``"reasoning"``), ``extra_calls`` (``"drop"``, ``"content"``) (the options
 of ``toolparse serve``), ``upstream_model`` and ``api_key_env``; anything else
 is an error naming it. Sans-IO: nothing here opens a connection.
 """
@@ -45,6 +46,8 @@ _CALLING_KEYS = (
     "past_reasoning",
     "response_format",
     "reasoning_calls",
+    "reasoning_field",
+    "extra_calls",
 )
 _ROUTE_KEYS = frozenset({"upstream", "upstream_model", "api_key_env", *_CALLING_KEYS})
 

@@ -34,7 +34,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 from toolparse.errors import ToolparseError
 from toolparse.openai.calling import ToolCalling
-from toolparse.openai.relay import NOT_RETRIED, SSERelay, error_body, sse_error, whole_answer, whole_as_stream
+from toolparse.openai.relay import (
+    NOT_RETRIED,
+    SSERelay,
+    error_body,
+    json_bytes,
+    sse_error,
+    whole_answer,
+    whole_as_stream,
+)
 from toolparse.routes import Router, UnknownModelError, UpstreamRoute
 
 if TYPE_CHECKING:
@@ -107,10 +115,16 @@ def _needs_extra() -> None:
         ) from exc
 
 
-def _error(status: int, message: str, kind: str, code: str | None = None) -> Response:
-    from starlette.responses import JSONResponse
+def _json(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """A JSON answer, its text valid UTF-8 whatever it holds (:func:`~toolparse.openai.relay.json_bytes`:
+    Starlette's own JSON would fail on a lone surrogate, a bare 500)."""
+    from starlette.responses import Response
 
-    return JSONResponse(error_body(message, kind, code), status_code=status)
+    return Response(json_bytes(body), status_code=status, headers=headers, media_type="application/json")
+
+
+def _error(status: int, message: str, kind: str, code: str | None = None) -> Response:
+    return _json(error_body(message, kind, code), status)
 
 
 async def _read_bounded(response: httpx.Response, limit: int) -> bytes | None:
@@ -174,7 +188,7 @@ def create_app(
     _needs_extra()
     import httpx
     from starlette.applications import Starlette
-    from starlette.responses import JSONResponse, Response, StreamingResponse
+    from starlette.responses import Response, StreamingResponse
     from starlette.routing import Route
 
     bounds = limits if limits is not None else Limits(max_body=max_body, timeout=timeout)
@@ -301,7 +315,7 @@ def create_app(
         except _UpstreamFailed as failure:
             return _error(failure.status, str(failure), "upstream_error", failure.code)
         status, answered = whole_answer(route.calling, prepared, content)
-        return JSONResponse(answered, status_code=status, headers=NOT_RETRIED if status != 200 else None)
+        return _json(answered, status, NOT_RETRIED if status != 200 else None)
 
     async def whole(upstream_response: httpx.Response) -> bytes:
         """The upstream's whole answer (bounded); _UpstreamFailed says why not."""
@@ -329,7 +343,7 @@ def create_app(
             data = None
         status = upstream_response.status_code
         if isinstance(data, dict) and "error" in data:
-            return JSONResponse(data, status_code=status)
+            return _json(data, status)
         text = content.decode("utf-8", "replace")[:500]
         return _error(status, f"the upstream answered {status}: {text}", "upstream_error", str(status))
 
@@ -355,6 +369,9 @@ def create_app(
             yield sse_error("the upstream stopped sending in time", "upstream_error", "timeout")
         except httpx.HTTPError as exc:
             yield sse_error(f"the upstream broke off the stream: {exc}", "upstream_error", "dropped")
+        except Exception as exc:  # (a fault of ours: the client still gets an end it can read)
+            _LOG.exception("the stream could not be relayed")
+            yield sse_error(f"the proxy could not relay the stream: {exc!r}", "server_error", "internal")
         finally:
             await upstream_response.aclose()
 
@@ -377,7 +394,7 @@ def create_app(
             return denied
         if router.models or router.default is None:  # (routes by name: those are the models)
             listed = [{"id": name, "object": "model", "owned_by": "toolparse"} for name in router.models]
-            return JSONResponse({"object": "list", "data": listed})
+            return _json({"object": "list", "data": listed})
         route = router.default
         base, shown = route.base, redact(route.base)
         try:

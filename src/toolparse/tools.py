@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import marshal
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -35,6 +36,8 @@ class Tool:
         if _is_model_class(self.parameters):
             object.__setattr__(self, "model", self.parameters)
             object.__setattr__(self, "parameters", _model_schema(self.parameters))
+        else:  # (the tool's own copy: see _owned)
+            object.__setattr__(self, "parameters", _owned(self.parameters))
         _check_tool(self.name, self.description, self.parameters)
 
     @classmethod
@@ -77,6 +80,26 @@ def _is_mapping(obj: object) -> bool:
     """``isinstance(obj, Mapping)``, a plain dict first (the ABC's check costs
     ten times as much, and a parser is built per request)."""
     return type(obj) is dict or isinstance(obj, Mapping)
+
+
+def _owned(schema: Any) -> Any:
+    """A deep copy of ``schema``, the tool's own: the schema a Tool is made with
+    is the one it keeps, whatever its maker does to the dict afterwards. (What
+    is worked out from a schema is kept by its identity, by both engines, for
+    every parser made with the tool: a dict changed under a Tool would be read
+    anew by some of them and not by others. A Tool's ``parameters`` themselves
+    are not to be changed: a Tool is frozen; ``dataclasses.replace`` makes
+    another.) By marshal where it can say the schema (JSON's types: C speed),
+    else ``copy.deepcopy``; a schema neither copies is checked, and fails, as
+    given."""
+    try:
+        return marshal.loads(marshal.dumps(schema, _MARSHAL_VERSION))
+    except ValueError:  # (not JSON's types only: a Mapping, a tuple of objects, ...)
+        pass
+    try:
+        return copy.deepcopy(schema)
+    except Exception:  # (let _check_tool say what is wrong with it)
+        return schema
 
 
 def _check_tool(name: object, description: object, parameters: object) -> None:
@@ -143,9 +166,22 @@ def to_tool(spec: ToolLike) -> Tool:
     if parameters is None:
         parameters = {"type": "object", "properties": {}}
     description = body.get("description") or ""
-    if _is_mapping(parameters):  # (a model class is not one)
-        parameters = dict(parameters)
-    return Tool(name=body["name"], description=description, parameters=parameters)
+    if not _is_mapping(parameters):  # (a model class, or what Tool says is wrong)
+        return Tool(name=body["name"], description=description, parameters=parameters)
+    # (a request's own dicts, made per request, or toolparse's copy of them (see
+    # _KEPT_BY_CONTENT): its root copied, not all of it, as a parser is built per request)
+    return _tool_of(body["name"], description, dict(parameters))
+
+
+def _tool_of(name: Any, description: Any, parameters: dict[str, Any]) -> Tool:
+    """``Tool(name, description, parameters)`` keeping ``parameters`` as given."""
+    tool: Tool = object.__new__(Tool)
+    object.__setattr__(tool, "name", name)
+    object.__setattr__(tool, "description", description)
+    object.__setattr__(tool, "parameters", parameters)
+    object.__setattr__(tool, "model", None)
+    _check_tool(name, description, parameters)
+    return tool
 
 
 _MAX_KEPT_TOOLSETS = 256

@@ -29,6 +29,7 @@ from toolparse.coercion.schema import (
     types_of,
     unwrap,
 )
+from toolparse.events import valid_unicode
 from toolparse.limits import DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT, check_count
 from toolparse.readers.json import parse_value
 
@@ -37,6 +38,10 @@ _FLOAT: Final = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+
 _SIMPLE_KEY: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MAX_DIGITS = 4000  # CPython refuses int() of longer digit strings
 _NOT_CONVERTED: Final = object()
+# Text an array is not split from: a tag (markup: the value ran past its own
+# end, ``[]\n</parameter>\n<parameter=type>``) or a JSON container that JSON
+# refused (``[1, NaN]``)
+_UNSPLIT: Final = re.compile(r"<[/!?|\uff5cA-Za-z][^<>]*>|\A[\[{].*[\]}]\Z", re.DOTALL)
 _NULL_WORDS: Final = frozenset({"null", "NULL", "Null", "None", "none"})
 
 # When a value's type is not admitted, the targets tried, in this order.
@@ -206,6 +211,10 @@ class _Coercer:
                 if items is not None:
                     self.report(path, "array", text, "parsed as JSON, an XML-shaped object")
                     return self.array(items, schema, path, depth)
+            if _UNSPLIT.search(stripped) is not None:
+                # (markup, or a JSON container JSON refused: its lines or commas are
+                # not the items the model meant; kept a string, and reported)
+                return _NOT_CONVERTED
             parts = _split(stripped)
             self.report(path, "array", text, f"split into {len(parts)} element(s)")
             return self.array(parts, schema, path, depth)
@@ -303,12 +312,51 @@ def _parse_number(text: str, *, integer: bool) -> int | float | None:
     return number
 
 
+def _not_json(word: str) -> Any:
+    raise ValueError(f"{word} is not JSON")
+
+
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"{text} is not a finite number")
+    return number
+
+
+# json.loads, less what JSON is not: NaN, Infinity and -Infinity (Python's
+# extensions) and a number past a double's range (1e400, read as inf), which
+# JSON.parse and the client's decoder refuse (the JSON reader of a call's body
+# refuses them too)
+_STRICT: Final = json.JSONDecoder(parse_constant=_not_json, parse_float=_finite)
+# a \u escape of a surrogate (json.loads joins a pair, keeps a lone one)
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _valid(value: Any) -> Any:
+    """A parsed value with every lone surrogate in its strings (keys
+    included) U+FFFD (see :func:`toolparse.events.valid_unicode`)."""
+    if isinstance(value, str):
+        return valid_unicode(value)
+    if isinstance(value, list):
+        return [_valid(item) for item in value]
+    if isinstance(value, dict):
+        return {valid_unicode(key): _valid(item) for key, item in value.items()}
+    return value
+
+
+def _loads(text: str) -> Any:
+    """Strict JSON (:data:`_STRICT`), its strings valid Unicode."""
+    value = _STRICT.decode(text)
+    return _valid(value) if "\\" in text and _SURROGATE_ESCAPE.search(text) is not None else value
+
+
 def _parse_json(text: str, *, escaped_once: bool = True) -> Any:
     """Strict JSON first, then the tolerant reader (quotes, Python literals,
     commas), then JSON escaped once more (GLM-4.6 writes an array value as
-    ``[{\\"id\\": 1}]``: the body of a JSON string holding the JSON)."""
+    ``[{\\"id\\": 1}]``: the body of a JSON string holding the JSON). Never
+    NaN, an infinity or a lone surrogate (see :func:`_loads`)."""
     try:
-        return json.loads(text)
+        return _loads(text)
     except (ValueError, RecursionError):
         pass
     canonical = parse_value(text)
@@ -319,7 +367,8 @@ def _parse_json(text: str, *, escaped_once: bool = True) -> Any:
             unescaped = json.loads(f'"{text}"', strict=False)
         except ValueError:
             return _NOT_CONVERTED
-        return _parse_json(unescaped, escaped_once=False)
+        # (its \u escapes are decoded now: a lone surrogate among them is one)
+        return _parse_json(valid_unicode(unescaped), escaped_once=False)
     return _NOT_CONVERTED
 
 

@@ -22,9 +22,20 @@ Two things need more than one lexicon:
   at most :data:`LOOKAHEAD` characters after the opener (or the end of the
   stream) to know; the claims are anchored, bounded patterns.
 * **Markers that decide on sight.** A member with its own reasoning markers
-  (gpt-oss's channels) is decided by any of them as soon as one appears,
-  before any call: its analysis channel must be read as reasoning from the
-  start.
+  (gpt-oss's channels) is decided by any of them where the answer begins
+  (after leading whitespace), before any call: its analysis channel must be
+  read as reasoning from the start. Later in the text they are not watched
+  for: a mention decides nothing.
+
+**A mention decides nothing.** Prose that names a marker (``the model writes
+`[TOOL_CALLS]` first``) is not that format's call. While no grammar is
+decided, an opener's block is a *trial*: it is confirmed when it announces a
+call within :data:`TRIAL` characters of the opener's start. A block that ends
+(as text, or as an error), breaks, or reads past :data:`TRIAL` characters
+before that was a mention: its opener is text, and the text after it is read
+again (once: at most :data:`TRIAL` characters per opener, so the cost stays
+linear), where the real call may begin. Until confirmed, the events of the
+block wait (they are at most :data:`TRIAL` characters of held text).
 """
 
 from __future__ import annotations
@@ -41,6 +52,11 @@ from toolparse.engine.lexicon import Lexicon
 LOOKAHEAD: Final = 256
 """The most text read after a shared opener before its owner is decided
 (then the member with no claim takes it)."""
+TRIAL: Final = 256
+"""The most text an opener's block reads, while no grammar is decided, before
+it announces a call (which confirms the opener); a block that ends or breaks
+before, or needs more, was a mention: the opener is text and what follows it
+is read again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,11 +136,18 @@ def compile_auto(name: str, members: Sequence[tuple[Grammar, CompiledGrammar]]) 
         )
     at_start = {term for term, owned in specs.items() if owned[0][1].at_start}
     anywhere = [term for term in specs if term not in at_start]
-    anywhere += [marker for marker in deciders if marker not in specs]
+    # (a member's reasoning markup decides it where the answer begins; in prose, a mention
+    # of it is text: it is not watched for there)
+    # (but not one holding an opener of the answer's start, "to=": the lexicon would find that
+    # first; gpt-oss's "<|channel|>commentary to=assistant" is read by its opener anywhere)
+    at_start |= {
+        marker
+        for marker in deciders
+        if marker not in specs and not any(isinstance(t, str) and t in marker for t in at_start)
+    }
     openers = Lexicon(anywhere)
     tables = {compiled.name: compiled for _, compiled in members}
     tokens = [t for c in tables.values() if c.tokens for t in c.openers.literals]
-    tokens += [marker for marker, member in deciders.items() if tables[member].tokens]
     return CompiledGrammar(
         name,
         openers,

@@ -250,7 +250,10 @@ class CallContext:
         """Give a new call its index and id and announce it."""
         index = self.next_index
         self.next_index += 1
-        call_id = self._id_factory(index)
+        try:
+            call_id = self._id_factory(index)
+        except Exception as exc:  # (the caller's factory: its error, named as such, not a parser bug)
+            raise InvalidOptionError(f"id_factory({index}) raised {type(exc).__name__}: {exc}") from exc
         if not isinstance(call_id, str):
             raise InvalidOptionError(f"id_factory({index}) returned {call_id!r}: call ids must be strings")
         self.out.append(new_call_start(index, call_id, name))
@@ -296,6 +299,7 @@ class Call:
         "index",
         "name",
         "problem",
+        "problem_reason",
         "scratch",
         "started",
         "streaming",
@@ -312,6 +316,8 @@ class Call:
         self.index: int | None = None
         self.id: str | None = None
         self.problem: str | None = None
+        self.problem_reason = ErrorReason.INVALID_CALL
+        """The error's reason when there is a ``problem``."""
         self.typer: SchemaTyper | None = None  # inline coercion of the arguments
         self.extra_issues: tuple[Issue, ...] = ()
         self._opened: OpenString | None = None
@@ -319,7 +325,8 @@ class Call:
     def announce(self, name: str) -> None:
         """The name is known: start the call (if the tool is known) and emit
         any arguments that arrived before it."""
-        self.name = name
+        # (a raw lone surrogate in the markup's name: U+FFFD, as in the arguments)
+        self.name = name = replace_lone_surrogates(name)
         if not self.ctx.is_known(name):
             return
         self.index, self.id = self.ctx.start(name)
@@ -373,7 +380,7 @@ class Call:
         if self.problem is None and not isinstance(arguments, dict):
             self.problem = f"the arguments are not a JSON object: {text[:80]}"
         if self.problem is not None:
-            return self.error(end, ErrorReason.INVALID_CALL, self.problem)
+            return self.error(end, self.problem_reason, self.problem)
         if not self.started:
             return Outcome(
                 end,
@@ -533,7 +540,8 @@ class MemberCall(Call):
       and the call is announced only once its first member begins or it
       closes (``[Paris](...)`` may still turn out to be text).
 
-    A repeated member that does not admit an array keeps its first value.
+    A repeated member that does not admit an array makes the call an error
+    (``malformed_markup``): a value's text may have been read as markup.
     """
 
     __slots__ = (
@@ -577,7 +585,7 @@ class MemberCall(Call):
         self.scratch.append("{")
         self._unannounced = literal
         if literal:
-            self.name = name
+            self.name = replace_lone_surrogates(name)
         else:
             self.announce(name)
 
@@ -596,6 +604,16 @@ class MemberCall(Call):
             self._mode = _DEFER
             return False
         if key in self._keys:
+            # a second value of a parameter that takes one: the markup was not
+            # what it seemed (a value's literal text read as the call's own, the
+            # real one coming after it, or a model that wrote it twice). The
+            # first has streamed out; neither is to be trusted: not run
+            if self.problem is None:
+                self.problem = (
+                    f"parameter {key!r} is given twice: a value may hold markup read as "
+                    "the call's own, so the call is not run"
+                )
+                self.problem_reason = ErrorReason.MALFORMED_MARKUP
             self._mode = _DROP
             return False
         if self._root is None:

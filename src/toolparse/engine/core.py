@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from toolparse.engine import native
+from toolparse.engine.auto import TRIAL
 from toolparse.engine.calls import CallContext, OpenString, Outcome
 from toolparse.engine.compile import Block, CompiledGrammar, COpener
 from toolparse.engine.declare import Grammar, Reasoning
@@ -41,7 +42,7 @@ from toolparse.engine.machine import Machine
 from toolparse.engine.native import concrete, use_native
 from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner, shared_scanner
 from toolparse.engine.thought import WINDOW as THOUGHT_WINDOW
-from toolparse.engine.thought import calls_found, last_window, trimmed
+from toolparse.engine.thought import ThoughtReader, own_context
 from toolparse.errors import InternalParserError, StreamClosedError, ToolparseError
 from toolparse.events import (
     SURROGATE,
@@ -129,6 +130,10 @@ class Engine:
         "_text_lane",
         "_thought",
         "_thought_chars",
+        "_thought_reader",
+        "_trial",
+        "_trial_from",
+        "_trial_markdown",
         "_unknown_on_error",
     )
     """The slots of the engine's state (each class of the engine names its own)."""
@@ -210,11 +215,17 @@ class Engine:
         self._broken: ToolparseError | None = None
         self._refeed_until = 0  # stream position up to which input is being read again
         self._cut_checked = False
+        # (grammar="auto", undecided) the opener of a block not confirmed yet: no call
+        # announced (its index would be _trial_from). See toolparse.engine.auto.
+        self._trial = ""
+        self._trial_from = 0
+        self._trial_markdown: int | None = None  # (the code or quote its opener, a token, ended)
         self._reasoning_runs = False  # two reasoning events were made in a row: join them
         # the text of reasoning still open, where a call could be found in it (toolparse.engine.thought)
         self._reasoning_calls = reasoning_calls
         self._thought: list[str] | None = [] if keeps and grammar.openers.terms else None
         self._thought_chars = 0
+        self._thought_reader: ThoughtReader | None = None  # (what the kept text let go, read)
         self._call_ends, self._name_ends = _gather_stops(grammar.call_ends)
         # -- the lanes (see toolparse.engine.lanes): one of each kind, at most one armed
         self._lanes = lanes
@@ -752,7 +763,10 @@ class Engine:
                     return
                 key = hit.key
                 if key is REASONING_OPEN or key is REASONING_CLOSE or key is MARKUP:
-                    self._emit_reasoning("", text[hit.start : hit.end], out)  # (markup: in a reasoning event)
+                    # (markup: in a reasoning event; reasoning that a marker ends before it has no
+                    # closer of its own to show)
+                    if hit.end > hit.start:
+                        self._emit_reasoning("", text[hit.start : hit.end], out)
                     if key is REASONING_OPEN:
                         scanner.enter_reasoning()
                     elif key is REASONING_CLOSE:
@@ -760,6 +774,7 @@ class Engine:
                     if key is not MARKUP and self._thought:  # (a thought begins or ends: forget it)
                         self._thought = []
                         self._thought_chars = 0
+                        self._thought_reader = None
                 elif key is ANSWER:  # a forced answer begins
                     assert self._grammar.start is not None
                     self._begin(self._grammar.start, "")
@@ -781,7 +796,15 @@ class Engine:
             raw = self._raw
             room = self._max_call_chars + 1 - raw.length
             span = n - i
-            if span <= _WINDOW and span < room:  # (the usual delta: small, well inside the limit)
+            trial = self._unconfirmed()
+            if trial and span > (left := min(TRIAL, self._max_call_chars) - raw.length):
+                limited = True  # (an opener not confirmed yet: its block reads TRIAL characters at most)
+                j = (
+                    i + machine.feed(text[i : i + left], 0, self._raw_base + raw.length, False)
+                    if left > 0
+                    else i
+                )
+            elif span <= _WINDOW and span < room:  # (the usual delta: small, well inside the limit)
                 limited = False
                 j = machine.feed(text, i, self._raw_base + raw.length, final)
             else:
@@ -801,6 +824,10 @@ class Engine:
             if j > i:
                 raw.append(text[i:j])
             i = j
+            if trial and not machine.finished and self._unconfirmed() and (limited or machine.failed_at >= 0):
+                # (it broke, or needs more than TRIAL characters, before announcing a call)
+                text, i, n = self._rewound(text, i, self._abandon(out))
+                continue
             if machine.failed_at >= 0 and not machine.finished and not self._cut_checked:
                 self._cut_broken_block(machine, machine.failed_at)
             if machine.finished:
@@ -845,6 +872,10 @@ class Engine:
             spec = claim.opener
         else:
             spec = self._grammar.opener_steps[key]
+        if auto is not None:  # (undecided: the opener is confirmed only by a call its block announces)
+            self._trial = text[hit.start : hit.end]
+            self._trial_from = self._ctx.next_index
+            self._trial_markdown, self._scanner.ended = self._scanner.ended, None
         if spec.again:  # (bare JSON's "{": the block's reader reads it)
             self._begin(spec, name)
             return hit.start
@@ -869,6 +900,9 @@ class Engine:
         """Turn the finished block into events; return raw text to read again."""
         machine = self._machine
         assert machine is not None
+        if self._unconfirmed() and not machine.names_undeclared_tool:
+            return self._abandon(out)  # (it ended, as text or an error, before announcing a call)
+        self._trial = ""
         raw = self._raw.text()
         base = self._raw_base
         end = max(machine.end, base) if machine.end >= 0 else base + len(raw)
@@ -887,6 +921,36 @@ class Engine:
         self._scanner.after_block(kept[-1] if kept else "\n")
         return raw[end - base :]
 
+    def _unconfirmed(self) -> bool:
+        """(``grammar="auto"``, undecided) The block being read is an opener's
+        that no call has confirmed yet (a call announced confirms it)."""
+        if not self._trial:
+            return False
+        if self._ctx.next_index != self._trial_from:
+            self._trial = ""
+            return False
+        return True
+
+    def _abandon(self, out: list[Event]) -> str:
+        """(``grammar="auto"``) The block of an opener that no call confirmed:
+        the opener is text, and what the block read after it is read again as
+        output (at most TRIAL characters, once per opener: linear)."""
+        machine = self._machine
+        assert machine is not None
+        opener = self._trial
+        raw = self._raw.text()
+        assert not self._raw_base and raw.startswith(opener)
+        machine.take_outcomes()  # (errors of markup only mentioned: none is shown)
+        self._trial = ""
+        self._machine = None
+        self._raw.clear()
+        self._emit_text(opener, out)
+        if self._trial_markdown is not None:  # (a token mentioned in code: the code goes on)
+            self._scanner.resume(self._trial_markdown)
+        else:
+            self._scanner.after_block(opener[-1])
+        return raw[len(opener) :]
+
     def _decide(self, name: str) -> None:
         """(``grammar="auto"``) Read the rest of the stream as the grammar ``name``."""
         auto = self._grammar.auto
@@ -903,7 +967,7 @@ class Engine:
         while machine is not None:
             end = self._raw_base + self._raw.length
             machine.close(end)
-            if machine.unfinished:
+            if machine.unfinished and not self._unconfirmed():
                 self._cut_broken_block(machine, end)
             leftover = self._finish_block(out)
             if leftover:
@@ -987,26 +1051,35 @@ class Engine:
         out.append(new_reasoning_delta(text, raw))
 
     def _keep_thought(self, text: str) -> None:
-        """Keep reasoning text, its last WINDOW characters at least (bounded)."""
+        """Keep reasoning text, its last WINDOW characters at least (bounded);
+        what the window lets go is read by the thought's shadow reader, so its
+        Markdown is known where the window begins (see toolparse.engine.thought)."""
         assert self._thought is not None
         self._thought.append(text)
         self._thought_chars += len(text)
         if self._thought_chars > 2 * THOUGHT_WINDOW:
-            self._thought, self._thought_chars = trimmed(self._thought)
+            kept = "".join(self._thought)
+            self._thought_reader = thought_read(
+                self._thought_reader,
+                self._grammar,
+                self._ctx,
+                self._max_call_chars,
+                self.engine,
+                kept[:-THOUGHT_WINDOW],
+            )
+            self._thought, self._thought_chars = [kept[-THOUGHT_WINDOW:]], THOUGHT_WINDOW
 
     def _calls_in_thought(self, out: list[Event]) -> None:
         """The stream ended in reasoning: the calls its kept text completes, read
         by a shadow engine (same grammar and tools, no reasoning), reported or
         salvaged (see toolparse.engine.thought)."""
         assert self._thought is not None
-        text = last_window(self._thought)
+        text = "".join(self._thought)
         self._thought = []
         salvage = self._reasoning_calls == "salvage"
-        out.extend(
-            shadow_calls(
-                self._grammar, self._ctx, self._max_call_chars, self.engine, text, salvage, self._offset
-            )
-        )
+        reader, self._thought_reader = self._thought_reader, None
+        grammar, ctx, limit = self._grammar, self._ctx, self._max_call_chars
+        out.extend(shadow_calls(grammar, ctx, limit, self.engine, text, salvage, self._offset, reader))
 
     def _joined_reasoning(self, events: list[Event]) -> list[Event]:
         """``events`` with each run of adjacent reasoning events joined into one
@@ -1042,14 +1115,37 @@ def shadow_calls(
     text: str,
     salvage: bool,
     offset: int,
+    reader: ThoughtReader | None = None,
 ) -> list[Event]:
-    """The events of the calls that ``text``, the kept text of reasoning that
-    never closed, completes: read by a shadow engine (same grammar and tools,
-    no reasoning), reported or salvaged (see :mod:`toolparse.engine.thought`).
-    Both engines call it, once, at the end of such a stream."""
-    shadow = Engine(grammar, ctx, errors_as_text=False, max_call_chars=max_call_chars, engine=engine)
-    found = shadow.feed(text) + shadow.close()
-    return calls_found(found, salvage, offset)
+    """The events of the calls that begin in the last window of ``text``, the
+    kept text of reasoning that never closed, read by a shadow engine (same
+    grammar and tools, no reasoning: ``reader``, where it has read what the
+    window let go before), reported or salvaged (see
+    :mod:`toolparse.engine.thought`). Both engines call it, once, at the end of
+    such a stream."""
+    head, window = text[:-THOUGHT_WINDOW], text[-THOUGHT_WINDOW:]
+    reader = thought_read(reader, grammar, ctx, max_call_chars, engine, head)
+    return reader.calls(window, salvage, offset, ctx)
+
+
+def thought_read(
+    reader: ThoughtReader | None,
+    grammar: CompiledGrammar,
+    ctx: CallContext,
+    max_call_chars: int,
+    engine: str,
+    text: str,
+) -> ThoughtReader:
+    """``reader`` (or a new one) after reading ``text``, which the window of
+    unclosed reasoning let go. Both engines call it, once a window's worth."""
+    if reader is None:
+        shadow = Engine(
+            grammar, own_context(ctx), errors_as_text=False, max_call_chars=max_call_chars, engine=engine
+        )
+        reader = ThoughtReader(shadow)
+    if text:
+        reader.let_go(text)
+    return reader
 
 
 class ReferenceShell:

@@ -205,7 +205,8 @@ class Value:
     """A parameter's text up to one of the ``on`` terminals.
 
     One newline after the opening tag and one before the closing tag are
-    dropped; a ``<value>...</value>`` wrapper is unwrapped. With ``xml``, the
+    dropped; a value that is one whole ``<value>...</value>`` wrapper is
+    unwrapped (see :mod:`toolparse.engine.value`). With ``xml``, the
     five predefined entities and numeric references are decoded and CDATA is
     unwrapped (elsewhere values are the model's raw text), and a value that
     is not a plain string keeps its markup, nested elements included.
@@ -350,12 +351,19 @@ class Reasoning:
     ``<|start|>assistant``, ``<|channel|>final<|message|>``, ``<|return|>``):
     never visible text; like a stray closer, each is kept in a
     :class:`~toolparse.events.ReasoningDelta`'s ``raw`` with no ``text``."""
+    ended_by: tuple[str, ...] = ()
+    """Markers that also end reasoning, before them: the format's next message
+    begins there, so the one left without its closer has ended (harmony's
+    ``<|start|>``). Reasoning closes where one begins, and it is read on as
+    the visible text reads it (as markup, an opener, or text)."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.markup, (tuple, list)):
-            raise InvalidOptionError(f"Reasoning markup must be a tuple of strings, not {self.markup!r}")
-        object.__setattr__(self, "markup", tuple(self.markup))
-        for marker in (self.open, self.close, *self.markup):
+        for name in ("markup", "ended_by"):
+            markers = getattr(self, name)
+            if not isinstance(markers, (tuple, list)):
+                raise InvalidOptionError(f"Reasoning {name} must be a tuple of strings, not {markers!r}")
+            object.__setattr__(self, name, tuple(markers))
+        for marker in (self.open, self.close, *self.markup, *self.ended_by):
             if marker is None and marker is self.open:
                 continue
             if not isinstance(marker, str) or not marker or marker[0].isspace():
@@ -369,6 +377,8 @@ class Reasoning:
                 )
         if self.open == self.close:
             raise InvalidOptionError(f"the reasoning opener and closer must differ, not both {self.close!r}")
+        if self.close in self.ended_by:
+            raise InvalidOptionError(f"the reasoning closer {self.close!r} cannot also be in ended_by")
         if self.open is None and not self.starts_open:
             raise InvalidOptionError("reasoning with no opener must start open (starts_open=True)")
 

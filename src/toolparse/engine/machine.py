@@ -45,7 +45,7 @@ from toolparse.engine.compile import (
 from toolparse.engine.lexicon import Hit
 from toolparse.engine.regions import READERS, RegionReader
 from toolparse.engine.value import ValueReader, only_closes
-from toolparse.events import ErrorReason
+from toolparse.events import ErrorReason, replace_lone_surrogates
 from toolparse.readers.json import JsonSyntaxError
 from toolparse.readers.pyliteral import parse_literal
 from toolparse.readers.xml_tree import fragment_value
@@ -150,6 +150,13 @@ class Machine:
         """The calls and errors so far (the block's, when it has ended)."""
         outcomes, self._outcomes = self._outcomes, []
         return outcomes
+
+    @property
+    def names_undeclared_tool(self) -> bool:
+        """A call of the block names a tool that was not declared: the format's
+        call was read, only its tool is unknown (``grammar="auto"`` takes it as
+        the format's, so that the error reaches the caller)."""
+        return any(o.reason is ErrorReason.UNKNOWN_TOOL and o.name for o in self._outcomes)
 
     @property
     def committed(self) -> bool:
@@ -538,7 +545,8 @@ class Machine:
         if call is not None:
             call.flush()
             return call.error(None, reason, message)
-        return Outcome(None, self.json_name, reason=reason, message=message)
+        name = self.json_name
+        return Outcome(None, name and replace_lone_surrogates(name), reason=reason, message=message)
 
     def _unfinished(self, pos: int, message: str) -> None:
         self._error = self._now(ErrorReason.UNFINISHED_CALL, message)

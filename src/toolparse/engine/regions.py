@@ -237,6 +237,7 @@ class ValueRegionReader(RegionReader[CValue]):
             nest=region.nest,
             nest_at_line_start=region.nest_at_line_start,
             keep_newlines=region.keep_newlines,
+            typed=not block.streams,
         )
 
     def read(self, text: str, i: int, base: int, final: bool) -> int:

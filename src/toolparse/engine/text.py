@@ -48,17 +48,46 @@ REASONING_OPEN: Final = Term("reasoning opens")
 REASONING_CLOSE: Final = Term("reasoning closes")
 MARKUP: Final = Term("the format's markup around channels")
 ANSWER: Final = Term("the answer begins")
-_FORMAT_CHARS: Final = (
-    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438"
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+INVISIBLE: Final = (
+    (0x0000, 0x001F),  # C0 controls (Cc)
+    (0x007F, 0x009F),  # DEL and the C1 controls (Cc)
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),  # combining grapheme joiner
+    (0x0600, 0x0605),
+    (0x061C, 0x061C),
+    (0x06DD, 0x06DD),
+    (0x070F, 0x070F),
+    (0x0890, 0x0891),
+    (0x08E2, 0x08E2),
+    (0x115F, 0x1160),  # Hangul choseong and jungseong fillers
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),  # Mongolian variation selectors and vowel separator
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x2800, 0x2800),  # braille pattern blank
+    (0x3164, 0x3164),  # Hangul filler
+    (0xFE00, 0xFE0F),  # variation selectors
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),  # halfwidth Hangul filler
+    (0xFFF0, 0xFFFB),
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+    (0x13430, 0x1343F),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),  # tag characters, variation selectors supplement, reserved
 )
-"""Unicode's format characters (category Cf, Unicode 14: a BOM, U+200B, the
-direction marks), as a regex class's ranges."""
-_NOT_SPACE: Final = re.compile(f"[^\\s{_FORMAT_CHARS}]")
+"""The invisible code points a model may write before ``<think>``, besides
+Python's spaces (``\\s``, which holds every Zs): Unicode's
+Default_Ignorable_Code_Point, the controls (Cc), the format characters (Cf)
+and the blank fillers (U+2800, the Hangul fillers). The one definition: the
+native core's ``text::is_invisible`` is checked against it by
+tests/test_hardening_three_auto.py."""
+_NOT_SPACE: Final = re.compile("[^\\s" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in INVISIBLE) + "]")
 """Any character but leading space: before the answer, every Unicode space
-(``\\s``: NBSP, U+2028, U+3000, VT, FF, NEL, ...) and format character counts
-as the whitespace models write before ``<think>``."""
+(``\\s``: NBSP, U+2028, U+3000, VT, FF, NEL, ...) and invisible character
+(:data:`INVISIBLE`) counts as the whitespace models write before ``<think>``."""
 _MAX_PRELUDE = 4096  # whitespace held back before the answer begins
 _MAX_FENCE = 64  # a longer run of fence characters counts as this long
 _MAX_TRAIL = 64  # spaces looked past after a closing fence
@@ -110,9 +139,11 @@ class TextScanner:
         "_prelude",
         "_r_close",
         "_r_open",
+        "_r_stops",
         "_reasoning_lexicons",
         "_state",
         "_stops",
+        "ended",
         "opener_prefixes",
         "spelled",
     )
@@ -134,6 +165,9 @@ class TextScanner:
         self._state = _LINE_START
         self._fence = ""
         self._fence_len = 0
+        self.ended: int | None = None
+        """The Markdown state (code or quote) the last special token found in it
+        ended (``grammar="auto"``: restored when the token was only mentioned)."""
         self._r_open = reasoning.open if reasoning is not None else None
         self._r_close = reasoning.close if reasoning is not None else None
         self._markup = frozenset(reasoning.markup) if reasoning is not None else frozenset()
@@ -161,6 +195,8 @@ class TextScanner:
                     f"reasoning markers {reasoning.open!r}, {reasoning.close!r} cannot be used with "
                     f"the {grammar.name!r} grammar: {exc}"
                 ) from None
+            # (what may begin the closer, or a marker that ends reasoning before it)
+            self._r_stops = stops_of("".join(m[0] for m in (reasoning.close, *reasoning.ended_by)))
             if reasoning.anywhere:  # (else the opener counts only in the prelude, read there)
                 self._openers = self._reasoning_lexicons[0]
             if reasoning.starts_open:
@@ -194,7 +230,7 @@ class TextScanner:
         stands (the engine's reasoning lane); None: every delta needs a look."""
         if self._state != _REASONING or self._absorb or self._r_close is None:
             return None
-        return stops_of(self._r_close[0])
+        return self._r_stops
 
     @property
     def text_stops(self) -> Stops | None:
@@ -238,6 +274,11 @@ class TextScanner:
             return False
         self._state = _TEXT
         return True
+
+    def resume(self, state: int) -> None:
+        """(``grammar="auto"``) A special token that ended the Markdown state
+        ``state`` was only mentioned: the code or quote goes on."""
+        self._state = state
 
     def after_block(self, last: str) -> None:
         """A block (or a rejected opener, now text) ended with the character ``last``."""
@@ -300,6 +341,7 @@ class TextScanner:
                     if m is not None:
                         if not final and tokens.undecided(text, m.start(), m.group()):
                             return m.start(), None
+                        self.ended = state
                         self._state = _TEXT
                         return m.start(), self._hit(Hit(m.start(), m.end(), m.group(), ""))
                     if newline < 0 and not final:
@@ -413,6 +455,10 @@ class TextScanner:
         assert full is not None and partial is not None
         m = full.search(text, i)
         if m is not None:
+            if m.group() != self._r_close:
+                # (a marker that ends reasoning before it: the reasoning closes with no
+                # closer of its own, and the marker is read on as the visible text's)
+                return m.start(), Hit(m.start(), m.start(), REASONING_CLOSE, "")
             return m.start(), Hit(m.start(), m.end(), REASONING_CLOSE, "")
         if final:
             return n, None
@@ -500,4 +546,4 @@ def _reasoning_lexicons(openers: Lexicon, reasoning: Reasoning) -> tuple[Lexicon
     for marker in markers:
         if marker in openers.terms:
             raise ValueError(f"the reasoning marker {marker!r} is also an opener of the grammar")
-    return Lexicon([*openers.terms, *markers]), Lexicon([reasoning.close])
+    return Lexicon([*openers.terms, *markers]), Lexicon([reasoning.close, *reasoning.ended_by])

@@ -13,7 +13,12 @@ Besides, in every value:
 * one newline right after the opening tag and one right before the ending
   terminal are dropped (values on their own lines), nothing else is trimmed
   (``Value.keep_newlines``: not even those, for values glued to their tags);
-* a value wrapped as ``<value>...</value>`` is unwrapped.
+* a value that is one whole ``<value>...</value>`` wrapper (``<value>``
+  first, its own ``</value>``, counted in balance with any ``<value>`` inside,
+  followed by nothing but whitespace before the terminal that ends the value)
+  is unwrapped; any other keeps its ``<value>`` tags as text (``<value>a</value>
+  and <value>b</value>``). What a wrapper holds is decided only at its end, so
+  a wrapped value is held until then (it does not stream).
 
 In the ``xml`` grammar's values (``xml=True``) the five predefined entities
 and numeric character references are decoded (nothing else is, nothing is
@@ -89,10 +94,14 @@ class ValueReader:
 
     __slots__ = (
         "_breakers",
+        "_close_at",
+        "_close_newline",
         "_conditions",
         "_ctx",
+        "_deciding",
         "_depth",
         "_emit",
+        "_held",
         "_keep_newlines",
         "_lead_dropped",
         "_lexicon",
@@ -102,9 +111,12 @@ class ValueReader:
         "_nest_at_line_start",
         "_newline",
         "_pending",
+        "_space",
         "_special",
         "_state",
         "_steps",
+        "_typed",
+        "_wrap_depth",
         "_wrapped",
         "_xml",
         "opened",
@@ -123,8 +135,12 @@ class ValueReader:
         nest: Mapping[TermLike, TermLike] | None = None,
         nest_at_line_start: bool = False,
         keep_newlines: bool = False,
+        typed: bool = False,
     ) -> None:
         self._lexicon = lexicon
+        # (a value that is not a plain string: it never holds markup, so the
+        # structure that ends it is read with any parameter name)
+        self._typed = typed
         self._keep_newlines = keep_newlines
         self._steps = steps  # the terminals that may end the value
         self._conditions = conditions
@@ -139,7 +155,17 @@ class ValueReader:
         self._state = _START
         self._newline = False  # a newline read but not yet emitted (it may be the last)
         self._line_start = True  # only whitespace since the value began or the last newline
-        self._wrapped = False
+        self._wrapped = False  # inside a <value> wrapper opened at the value's start
+        self._wrap_depth = 0  # <value> open inside it, itself included
+        # while a wrapper is undecided: the text emitted since it opened (held),
+        # where its </value> came in it (-1: not yet) and whether a newline was
+        # held there (dropped if the wrapper is whole), the whitespace read after
+        # it, and whether the next character decides
+        self._held: list[str] | None = None
+        self._close_at = -1
+        self._close_newline = False
+        self._space = 0
+        self._deciding = False
         self._lead_dropped = keep_newlines  # the one newline after the opening tag is gone
         self._depth: dict[TermLike, int] | None = None  # open nested markup, by its closing terminal
         self._pending: tuple[str, TermLike, str] | None = None  # a terminal awaiting its confirmation
@@ -150,7 +176,7 @@ class ValueReader:
     def plain(self) -> bool:
         """True when text that :meth:`fast_piece` takes would be emitted exactly as it
         is, changing nothing else (the engine's fast path may take it)."""
-        return self._state == _TEXT and not self._newline and not self._line_start
+        return self._state == _TEXT and not self._newline and not self._line_start and self._held is None
 
     @property
     def fresh(self) -> bool:
@@ -180,7 +206,7 @@ class ValueReader:
         start decides what some terminals mean, and a terminal is read whole).
         None when the reader must read the text itself. ``breaker`` is the
         first match of :attr:`breakers` in ``text``."""
-        if self._wrapped or self._pending is not None:
+        if self._held is not None or self._pending is not None:
             return None
         if breaker.group()[0] == "\n":
             # the first breaker is a blank last line: nothing else is in the text (the
@@ -248,13 +274,24 @@ class ValueReader:
                 if self._state == _CDATA_TEXT:
                     return i, None
                 continue
-            if state == _AFTER_WRAP:  # after </value>: whitespace is dropped
+            if state == _AFTER_WRAP:  # after </value>: whitespace, held
                 m = _NOT_SPACE.search(text, i)
+                stop = n if m is None else m.start()
+                self._space += stop - i
+                if stop > i:
+                    self._lines(text[i:stop])
+                i = stop
+                if self._space > _MAX_SPACE_BEFORE_CONFIRM:
+                    self._unwrap(False)  # (a long run of whitespace: not a wrapper's end)
+                    self._state = _TEXT
+                    continue
                 if m is None:
                     return n, None
-                i = m.start()
                 self._state = _TEXT
+                self._deciding = True  # (what comes next decides)
                 continue
+            if self._deciding and text[i] != "<":
+                self._unwrap(False)  # text after the wrapper: it was not the whole value
             m = self._special.search(text, i)
             stop = n if m is None else m.start()
             if stop > i:
@@ -278,14 +315,41 @@ class ValueReader:
                 j, hit = self._at_markup(text, i, final)
                 if hit is not None or j == i:
                     return j, hit  # the value ends here, or cannot be decided yet
+                if self._deciding:
+                    self._unwrap(False)  # markup after the wrapper read as text
                 i = j
         return n, None
 
     def finish(self) -> None:
-        """The stream ended inside the value: emit a newline still held."""
+        """The stream ended inside the value: emit a newline still held (and
+        a wrapper held: whole if it was closed, only whitespace after it)."""
+        if self._held is not None:
+            whole = self._close_at >= 0
+            if whole:
+                self._newline = False
+            self._unwrap(whole)
         if self._newline:
             self._emit("\n")
             self._newline = False
+
+    def _unwrap(self, whole: bool) -> None:
+        """The wrapper is decided: emit what it held, unwrapped when it is the
+        whole value, else with its tags as the text they then are."""
+        held = self._held
+        assert held is not None
+        self._held = None
+        self._wrapped = False
+        self._deciding = False
+        close = self._close_at
+        if whole:
+            piece = "".join(held[:close])
+        elif close < 0:
+            piece = _WRAP_OPEN + "".join(held)
+        else:
+            tail = ("\n" if self._close_newline else "") + _WRAP_CLOSE
+            piece = _WRAP_OPEN + "".join(held[:close]) + tail + "".join(held[close:])
+        if piece:
+            self._emit(piece)
 
     # -- pieces ----------------------------------------------------------------------
 
@@ -302,7 +366,10 @@ class ValueReader:
         if held:
             run = run[:-1]
         if run:
-            self._emit(run)
+            if self._held is None:
+                self._emit(run)
+            else:
+                self._held.append(run)
         if held:
             self._newline = True
             self._line_start = True
@@ -315,7 +382,10 @@ class ValueReader:
             piece = "\n" + piece
         if self._line_start and piece.strip(" \t\r\n"):
             self._line_start = False
-        self._emit(piece)
+        if self._held is None:
+            self._emit(piece)
+        else:  # (a wrapper not decided yet)
+            self._held.append(piece)
 
     def _start(self, text: str, i: int, final: bool) -> tuple[int, bool]:
         """At the value's start: drop one newline, unwrap ``<value>``. Returns the
@@ -326,7 +396,10 @@ class ValueReader:
         if not self._markup:
             if text.startswith(_WRAP_OPEN, i):
                 self._wrapped = True
+                self._wrap_depth = 1
+                self._held = []
                 self._state = _TEXT
+                self._line_start = False  # (as the text it may turn out to be)
                 return i + len(_WRAP_OPEN), False
             if not final and len(text) - i < len(_WRAP_OPEN) and _WRAP_OPEN.startswith(text[i:]):
                 return i, True
@@ -364,11 +437,25 @@ class ValueReader:
                 return i, None
         if self._wrapped:
             if text.startswith(_WRAP_CLOSE, i):
+                self._wrap_depth -= 1
+                if self._wrap_depth:  # (closes a <value> written inside the wrapper)
+                    self._text(_WRAP_CLOSE)
+                    return i + len(_WRAP_CLOSE), None
+                assert self._held is not None
+                self._close_at = len(self._held)
+                self._close_newline = self._newline
                 self._newline = False
+                self._line_start = False  # (as the text it may turn out to be)
                 self._wrapped = False
                 self._state = _AFTER_WRAP
                 return i + len(_WRAP_CLOSE), None
+            if text.startswith(_WRAP_OPEN, i):
+                self._wrap_depth += 1
+                self._text(_WRAP_OPEN)
+                return i + len(_WRAP_OPEN), None
             if not final and len(text) - i < len(_WRAP_CLOSE) and _WRAP_CLOSE.startswith(text[i:]):
+                return i, None
+            if not final and len(text) - i < len(_WRAP_OPEN) and _WRAP_OPEN.startswith(text[i:]):
                 return i, None
         lexicon = self._lexicon
         pending = self._pending
@@ -421,6 +508,9 @@ class ValueReader:
             self._text(text[i : hit.end])  # markup written inside the value
             return hit.end, None
         self._newline = False  # the newline before the ending terminal is dropped
+        if self._held is not None:
+            # (after the wrapper's own </value> and whitespace: it was the whole value)
+            self._unwrap(self._deciding)
         return i, hit
 
     def _confirmed(self, condition: Condition, text: str, after: int, final: bool) -> bool | None:
@@ -453,14 +543,49 @@ class ValueReader:
         j = m.start()
         if confirm.firsts is not None and text[j] not in confirm.firsts:
             return False
-        hit = confirm.match_at(text, j, self._ctx)
+        ctx = _Loose(self._ctx, self._typed) if nested or self._typed else self._ctx
+        hit = confirm.match_at(text, j, ctx)
         if hit is not None:
             inner = self._conditions.get(hit.key)
             if nested or inner is None or inner.confirm is None:
                 return True
             return self._follows(inner, text, hit.end, final, nested=True)
-        if not final and confirm.prefix_at(text, j, self._ctx):
+        if not final and confirm.prefix_at(text, j, ctx):
             return None
+        return False
+
+
+class _Loose:
+    """The tag context of a look past a closing tag, at the parameter that may
+    follow it (see :meth:`ValueReader._follows`): a parameter the call was given
+    counts there too (``</parameter>`` then ``<parameter=path>`` once ``path``
+    was given: the call then has it twice, an error, where reading it as text
+    would run a value cut by an earlier literal), and after a typed value,
+    which never holds markup, any name does."""
+
+    __slots__ = ("_any", "_ctx")
+
+    def __init__(self, ctx: TagContext, any_name: bool) -> None:
+        self._ctx = ctx
+        self._any = any_name
+
+    @property
+    def key(self) -> str | None:
+        return self._ctx.key
+
+    @property
+    def call_name(self) -> str | None:
+        return self._ctx.call_name
+
+    @property
+    def tool_names(self) -> tuple[str, ...] | None:
+        return self._ctx.tool_names
+
+    @property
+    def property_names(self) -> tuple[str, ...] | None:
+        return None if self._any else self._ctx.property_names
+
+    def given(self, name: str) -> bool:
         return False
 
 

@@ -5,7 +5,8 @@
     ```
 
 The fence opens with ```` ```tool_call ```` and a newline and holds JSON call
-objects; a run of backticks closes it (models also close with a single one).
+objects; a run of backticks closes it (models also close with a single one),
+also one glued to the next fence's opener (```` ``````tool_call ````).
 """
 
 from __future__ import annotations
@@ -51,18 +52,32 @@ class FencedJsonPrompt(PromptFormat):
         return f"```tool_output\n{content_text(content)}\n```"
 
 
+_OPENERS = ("```tool_call\n", "```tool_call\r\n")
+_CLOSERS = ("`````", "````", "```", "``", "`")
+
 FENCED_JSON = Grammar(
     "fenced-json",
-    openers={
-        "```tool_call\n": Opener("calls", closer="```"),
-        "```tool_call\r\n": Opener("calls", closer="```"),
-    },
+    openers=dict.fromkeys(_OPENERS, Opener("calls", closer="```")),
     regions={
         "calls": JsonCalls(then="after calls"),
         "after calls": Space(
-            {**dict.fromkeys(("`````", "````", "```", "``", "`"), go(END)), OPENER: go(BEFORE)},
+            {
+                **dict.fromkeys(_CLOSERS, go(END)),
+                OPENER: go(BEFORE),
+                # A closer glued to the next fence's opener (```` ``````tool_call ````): the
+                # longest closer would take the opener's backticks too, and the next call
+                # would be text. The whole run is read again by a region that knows only
+                # this closer, so that the block ends right after it and the opener that
+                # follows opens the next block.
+                **{
+                    closer + opener: go(f"closer {len(closer)}", again=True)
+                    for closer in _CLOSERS
+                    for opener in _OPENERS
+                },
+            },
             otherwise=Fail("unexpected text after the call", ErrorReason.MALFORMED_JSON),
         ),
+        **{f"closer {len(closer)}": Space({closer: go(END)}) for closer in _CLOSERS},
     },
     prompt=FencedJsonPrompt(),
 )

@@ -15,8 +15,12 @@ The analysis channel is reasoning (this format's own markers: what
 header, with or without ``<|constrain|>json`` or a bare ``json``, on the
 commentary or the analysis channel) is a call, whose message is one JSON
 object (an empty message before ``<|call|>``: no arguments); the final
-channel (structured output with ``<|constrain|>json`` included) and
-commentary without a recipient (a preamble) are text. The headers and end
+channel (structured output with ``<|constrain|>json`` included),
+commentary without a recipient (a preamble) and a message with no channel
+(``<|start|>assistant<|message|>Hi``, or output that begins at
+``<|message|>``) are text. A message left without its ``<|end|>`` ends
+where the next ``<|start|>`` begins: reasoning closes there, and the
+answer or call after it is read. The headers and end
 tokens are never visible: they are kept in reasoning events' ``raw``. A
 call to a built-in tool (``to=browser.search``) is a call of that name (with
 tools declared, an unknown tool); one whose message is not JSON
@@ -59,9 +63,13 @@ HARMONY_REASONING = Reasoning(
         "<|start|>assistant",
         *(f"<|channel|>{ch}{ct}<|message|>" for ch in ("final", "commentary") for ct in _CONTENT_TYPES),
         "<|channel|>commentary to=assistant",  # (a header cut short: the next channel counts)
+        # (a message with no channel, or output that begins at its message: the answer)
+        "<|message|>",
         "<|return|>",
         "<|call|>",
     ),
+    # (a message left without <|end|> has ended where the next one starts)
+    ended_by=("<|start|>",),
 )
 
 

@@ -6,7 +6,8 @@
 (one line in the output: it is broken here for reading).
 
 The call id ``functions.NAME:IDX`` names the function (``functions.`` and
-``:IDX`` are optional). Arguments are one JSON object. Several sections, and
+``:IDX`` are optional). Arguments are one JSON object (anything else, or
+none, is a ``malformed_json`` error of the call). Several sections, and
 text between them, are read; so is a call whose section marker was lost.
 The markers reach a client only when the server keeps special tokens.
 """
@@ -31,6 +32,7 @@ from toolparse.engine.declare import (
     TermLike,
     go,
 )
+from toolparse.events import ErrorReason
 from toolparse.grammars.prompts import Example, GrammarEntry, content_text, json_text
 from toolparse.tools import Tool
 
@@ -89,8 +91,15 @@ KIMI = Grammar(
             {":": go("index", call=True)}, otherwise=Fail("the call id is not functions.NAME:INDEX")
         ),
         "index": Space(
-            {ARGUMENT_BEGIN: go("arguments"), CALL_END: _NO_ARGUMENTS, CALL_BEGIN: _NO_ARGUMENTS},
+            {ARGUMENT_BEGIN: go("body"), CALL_END: _NO_ARGUMENTS, CALL_BEGIN: _NO_ARGUMENTS},
             otherwise=go(STAY),
+        ),
+        # (the call is begun: arguments that are not an object, or none, are its error,
+        # never text that would hide that the model called a tool)
+        "body": Space(
+            {},
+            chars={"{": go("arguments", again=True)},
+            otherwise=Fail("the arguments are not a JSON object", ErrorReason.MALFORMED_JSON),
         ),
         "arguments": JsonArgs(then="after call"),
         # (the next call, or the end of the stream, also ends a call whose end marker was lost)

@@ -12,7 +12,9 @@ so the first comes without it): ``to=self`` is reasoning (this format's own
 markers: what ``reasoning="auto"`` means here), ``to=user`` and
 ``to=commentary`` are the answer, any other recipient is a tool, and its
 message is an ATEM block of ``<atem:invoke>`` elements. ``<|eom|>`` ends a
-message, ``<|eot|>`` the turn; neither, nor the headers, is ever visible.
+message, ``<|eot|>`` the turn; neither, nor the headers, is ever visible. A
+thought left without its ``<|eom|>`` ends where the next
+``<|start|>assistant`` begins.
 
 The chat template lists a tool with no namespace (every OpenAI tool) as
 ``NAME.*``, and the model writes ``NAME.NAME``: with tools declared, a
@@ -76,6 +78,8 @@ MUSE_REASONING = Reasoning(
         MESSAGE,
         EOT,
     ),
+    # (a message left without <|eom|> has ended where the next one starts)
+    ended_by=(START,),
 )
 
 

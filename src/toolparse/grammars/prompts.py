@@ -15,9 +15,10 @@ hypothesis for every grammar), and the fragments, tools and examples that
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
 from toolparse.engine.declare import Grammar
 
@@ -53,16 +54,31 @@ def json_text(value: Any) -> str:
 
 def parameter_text(value: Any, *, last_newline_dropped: bool = True) -> str:
     """A parameter's value as the XML-family templates write it (Qwen3-Coder,
-    GLM, MiniMax): a string as it is, anything else as JSON. A string the
-    value reader would take for a ``<value>`` wrapper is written inside one,
-    so that it reads back as itself (with one more newline before
+    GLM, MiniMax): a string as it is, anything else as JSON. A string that
+    begins with ``<value>`` and holds its ``<value>`` and ``</value>`` tags in
+    balance is written inside one more wrapper (the value reader unwraps a
+    value that is one whole wrapper, counting those tags, and keeps any other
+    as it is), so that it reads back as itself (with one more newline before
     ``</value>`` where the grammar's reader drops the last one)."""
     if not isinstance(value, str):
         return json_text(value)
-    if value.startswith("<value>") and "</value>" not in value:
+    if value.startswith("<value>") and _balanced(value):
         extra = "\n" if last_newline_dropped and value.endswith("\n") else ""
         return f"<value>{value}{extra}</value>"
     return value
+
+
+_WRAP_TAG: Final = re.compile(r"</?value>")
+
+
+def _balanced(text: str) -> bool:
+    """Every ``</value>`` in ``text`` closes a ``<value>`` before it, and every one is closed."""
+    depth = 0
+    for tag in _WRAP_TAG.findall(text):
+        depth += 1 if tag == "<value>" else -1
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def glued_parameter_text(value: Any) -> str:

@@ -15,7 +15,7 @@ need neither server:
   variables.
 """
 
-from toolparse.integrations.reasoning import ReasoningSplit, prompt_state
+from toolparse.integrations.reasoning import ReasoningSplit, prompt_state, reasoning_state
 from toolparse.integrations.toolcalls import CallPiece, ServerOptions, Step, ToolStream, plain_tools
 
 __all__ = [
@@ -26,4 +26,5 @@ __all__ = [
     "ToolStream",
     "plain_tools",
     "prompt_state",
+    "reasoning_state",
 ]

@@ -20,48 +20,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from toolparse.engine.core import join_surrogate_pairs
 from toolparse.engine.declare import Reasoning
 from toolparse.events import Event, ReasoningDelta, TextDelta
 from toolparse.grammars.forced import TEXT_ONLY
 from toolparse.parser import StreamParser
+from toolparse.request import CLOSED, OPEN, prompt_state, reasoning_state
 
-OPEN = "open"
-CLOSED = "closed"
-
-
-def prompt_state(prompt_tail: str, reasoning: Reasoning) -> str | None:
-    """What the end of a rendered prompt says about the output's reasoning:
-    ``"open"`` (the template opened it: the output begins inside it),
-    ``"closed"`` (the template wrote an empty block, thinking off: the output
-    is all answer), or None (the declaration decides).
-
-    ``prompt_tail`` is the prompt's last few dozen characters (a server
-    decodes only its last tokens: constant work per request).
-    """
-    tail = prompt_tail.rstrip()
-    if tail.endswith(reasoning.close):
-        return CLOSED
-    if reasoning.open is not None and tail.endswith(reasoning.open):
-        return OPEN
-    return None
+__all__ = ["CLOSED", "OPEN", "ReasoningSplit", "prompt_state", "reasoning_state"]
 
 
 class ReasoningSplit:
     """One response's text in, ``(reasoning, content)`` out per delta.
 
-    ``state`` is what the prompt said (:func:`prompt_state`): ``"open"``
+    ``state`` is what the prompt or the request said (:func:`reasoning_state`): ``"open"``
     starts inside reasoning, ``"closed"`` starts in the answer. :attr:`ended`
     turns true at the first character of the answer; from then on every
     delta is content, as it came.
     """
 
-    __slots__ = ("_held", "_parser", "ended")
+    __slots__ = ("_held", "_high", "_parser", "ended")
 
     def __init__(self, reasoning: Reasoning, *, state: str | None = None) -> None:
         if state == OPEN and not reasoning.starts_open:
             reasoning = replace(reasoning, starts_open=True)
         self._parser = StreamParser(TEXT_ONLY, reasoning=reasoning)
         self._held = ""  # text fed that no event has covered yet (a possible marker's start)
+        self._high = ""  # a UTF-16 pair's first half, waiting for its second
         self.ended = state == CLOSED
         """Whether the answer has begun."""
 
@@ -69,13 +54,24 @@ class ReasoningSplit:
         """The next delta: its reasoning text and its content."""
         if self.ended:
             return "", text
-        return self._split(self._held + text, self._parser.feed(text))
+        # (the engine joins UTF-16 surrogate pairs before it reads: the events' raw text is counted
+        # against the text as joined, the pair's first half held as the engine holds it)
+        text = join_surrogate_pairs(self._high + text) if self._high or not text.isascii() else text
+        self._high = ""
+        if text and "\ud800" <= text[-1] <= "\udbff":
+            text, self._high = text[:-1], text[-1]
+        reasoning, content = self._split(self._held + text, self._parser.feed(text))
+        if self.ended and self._high:  # (the answer began: it is passed on as written)
+            content, self._high = content + self._high, ""
+        return reasoning, content
 
     def finish(self) -> tuple[str, str]:
         """End of the response: what was held back."""
         if self.ended:
             return "", ""
-        reasoning, content = self._split(self._held, self._parser.close())
+        high, self._high = self._high, ""
+        events = [*self._parser.feed(high), *self._parser.close()]
+        reasoning, content = self._split(self._held + high, events)
         self.ended = True
         return reasoning, content
 

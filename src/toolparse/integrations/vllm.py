@@ -62,7 +62,7 @@ from toolparse import __version__
 from toolparse.engine.declare import Grammar, Reasoning
 from toolparse.grammars import GRAMMARS
 from toolparse.grammars.reasoning import REASONING, get_reasoning
-from toolparse.integrations.reasoning import CLOSED, ReasoningSplit, prompt_state
+from toolparse.integrations.reasoning import CLOSED, ReasoningSplit, prompt_state, reasoning_state
 from toolparse.integrations.toolcalls import (
     ServerOptions,
     Step,
@@ -198,8 +198,11 @@ class ToolparseReasoningParser(ReasoningParser):  # type: ignore[misc]
 
     The prompt's last tokens say whether the chat template opened reasoning
     (the output then begins inside it) or wrote an empty block (thinking
-    off: the output is all answer); otherwise the preset decides. Text is
-    read once per delta; token ids are looked at only in bounded windows.
+    off: the output is all answer); otherwise a request that switched
+    thinking off in its ``chat_template_kwargs`` is all answer, and otherwise
+    the preset decides (:func:`~toolparse.request.reasoning_state`, as
+    ``toolparse serve`` decides). Text is read once per delta; token ids are
+    looked at only in bounded windows.
     """
 
     preset: ClassVar[str | Reasoning] = "auto"
@@ -211,10 +214,9 @@ class ToolparseReasoningParser(ReasoningParser):  # type: ignore[misc]
         if declaration is None:
             raise ValueError("a reasoning parser needs a reasoning declaration, not 'none'")
         self._reasoning: Reasoning = declaration
-        template = kwargs.get("chat_template_kwargs") or {}
-        # (thinking switched off in the request: Qwen3's enable_thinking, DeepSeek V3.1's thinking)
-        off = template.get("enable_thinking") is False or template.get("thinking") is False
-        self._prompt: str | None = CLOSED if off else None
+        # (what the request says of thinking, as toolparse serve reads it: until the prompt is seen)
+        self._request = {"chat_template_kwargs": kwargs.get("chat_template_kwargs")}
+        self._prompt: str | None = reasoning_state(self._request, declaration)
         self._split: ReasoningSplit | None = None
 
     @property
@@ -231,9 +233,9 @@ class ToolparseReasoningParser(ReasoningParser):  # type: ignore[misc]
         return str(self.model_tokenizer.decode(list(ids), skip_special_tokens=False))
 
     def set_prompt_token_ids(self, prompt_token_ids: Sequence[int]) -> None:
-        state = prompt_state(self._decode(prompt_token_ids[-PROMPT_TAIL_TOKENS:]), self._reasoning)
-        if state is not None:  # (what the prompt shows wins over what the request asked)
-            self._prompt = state
+        # (what the prompt shows wins over what the request asked)
+        tail = self._decode(prompt_token_ids[-PROMPT_TAIL_TOKENS:])
+        self._prompt = reasoning_state(self._request, self._reasoning, tail)
 
     def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:
         self.set_prompt_token_ids(prompt_token_ids)

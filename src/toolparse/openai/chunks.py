@@ -61,6 +61,12 @@ from toolparse.tools import Tool
 
 MODES = ("validated", "progressive")
 ON_ERROR = ("content", "drop", "raise", "call")
+REASONING_FIELDS = ("both", "reasoning_content", "reasoning")
+"""Where reasoning goes: ``reasoning_content`` (SGLang, DeepSeek, vLLM before
+0.33), ``reasoning`` (vLLM 0.33, OpenRouter), or both (each client reads the
+one it knows)."""
+EXTRA_CALLS = ("drop", "content")
+"""What becomes of a call past the first under ``parallel_tool_calls: false``."""
 
 
 class ToolCallFailed(ToolparseError):
@@ -83,13 +89,25 @@ class MalformedChunkError(ToolparseError, ValueError):
     ``delta``): the server sent something else."""
 
 
-def check_options(mode: str, on_error: str) -> None:
-    """Raise :class:`~toolparse.InvalidOptionError` for a mode or on_error not known."""
+def check_options(
+    mode: str, on_error: str, reasoning_field: str | None = "both", extra_calls: str = "drop"
+) -> None:
+    """Raise :class:`~toolparse.InvalidOptionError` for a mode, on_error,
+    reasoning_field or extra_calls not known."""
     if mode not in MODES:
         raise InvalidOptionError(f"mode must be one of {', '.join(map(repr, MODES))}, not {mode!r}")
     if on_error not in ON_ERROR:
         raise InvalidOptionError(
             f"on_error must be one of {', '.join(map(repr, ON_ERROR))}, not {on_error!r}"
+        )
+    if reasoning_field is not None and reasoning_field not in REASONING_FIELDS:
+        raise InvalidOptionError(
+            f"reasoning_field must be one of {', '.join(map(repr, REASONING_FIELDS))}, "
+            f"not {reasoning_field!r}"
+        )
+    if extra_calls not in EXTRA_CALLS:
+        raise InvalidOptionError(
+            f"extra_calls must be one of {', '.join(map(repr, EXTRA_CALLS))}, not {extra_calls!r}"
         )
 
 
@@ -113,14 +131,21 @@ class ChoiceStream:
 
     ``parallel=False`` (a request's ``parallel_tool_calls: false``): one call
     at most, the first complete and valid one in validated mode, the first
-    that starts in progressive mode; each later call is handled as a failed
-    call (``on_error``, reason ``parallel_tool_calls``), as vLLM delivers
-    only the first.
+    that starts in progressive mode, as vLLM delivers only the first; each
+    later call is dropped (``extra_calls="drop"``, the default: the client
+    asked for one call, and the model's others are neither run nor shown), or
+    handled as a failed call (``extra_calls="content"``: by ``on_error``,
+    reason ``parallel_tool_calls``; its raw markup visible by default).
 
-    ``reasoning_field`` names the delta field reasoning goes in
-    (``"reasoning_content"``, as vLLM, SGLang and DeepSeek write it); None
-    leaves reasoning the parser reads in the content as the model wrote it,
-    markers included (a call drafted in it is still never read).
+    ``reasoning_field`` names the delta field reasoning goes in:
+    ``"both"`` (default: ``reasoning_content``, as SGLang, DeepSeek and vLLM
+    before 0.33 write it, and ``reasoning``, as vLLM 0.33 does, each client
+    reading the one it knows), ``"reasoning_content"`` or ``"reasoning"``;
+    None leaves reasoning the parser reads in the content as the model wrote
+    it, markers included (a call drafted in it is still never read).
+    With a reasoning field, the whitespace that begins the answer after a
+    reasoning block is not content (``"</think>\n\nSure."`` answers
+    ``"Sure."``, as vLLM and SGLang answer).
     Trailing whitespace of the content is held until more content comes; at
     the end it is dropped when calls were delivered (models pad calls with
     newlines), so the content is the same streamed or not, however the
@@ -128,7 +153,11 @@ class ChoiceStream:
     """
 
     __slots__ = (
+        "_after_reasoning",
+        "_answer_parser",
+        "_both",
         "_calls",
+        "_extra_calls",
         "_mode",
         "_on_error",
         "_parallel",
@@ -136,6 +165,7 @@ class ChoiceStream:
         "_pending_space",
         "_reasoning_field",
         "_role_sent",
+        "_shown",
         "_started",
         "delivered",
     )
@@ -146,17 +176,25 @@ class ChoiceStream:
         *,
         mode: str = "validated",
         on_error: str = "content",
-        reasoning_field: str | None = "reasoning_content",
+        reasoning_field: str | None = "both",
         parallel: bool = True,
+        extra_calls: str = "drop",
+        answer_parser: Callable[[], StreamParser | None] | None = None,
     ) -> None:
-        check_options(mode, on_error)
+        check_options(mode, on_error, reasoning_field, extra_calls)
         if type(parallel) is not bool:
             raise InvalidOptionError(f"parallel must be True or False, not {parallel!r}")
         self._parser = parser
+        self._answer_parser = answer_parser
         self._mode = mode
         self._on_error = on_error
         self._parallel = parallel
-        self._reasoning_field = reasoning_field
+        self._extra_calls = extra_calls
+        self._both = reasoning_field == "both"
+        # (the field the deltas are gathered in; "both" copies it to "reasoning" once a delta is whole)
+        self._reasoning_field = "reasoning_content" if self._both else reasoning_field
+        self._after_reasoning = False  # (a reasoning block ended and no visible content followed yet)
+        self._shown = False  # (visible content has gone out)
         self._role_sent = False
         self._pending_space: list[str] = []  # trailing whitespace, held (parts, joined once)
         self._started: dict[int, int] = {}  # parser index -> OpenAI index (progressive)
@@ -166,12 +204,28 @@ class ChoiceStream:
 
     def content(self, text: str) -> list[dict[str, Any]]:
         """The model's next text: parsed, as deltas."""
-        return self._convert(self._parser.feed(text)) if text else []
+        if not text:
+            return []
+        self._answer_parser = None  # (the parser has begun: it stays)
+        return self._convert(self._parser.feed(text))
 
     def reasoning(self, text: str) -> list[dict[str, Any]]:
-        """Reasoning the upstream already separated: passed on as it is."""
-        field = self._reasoning_field or "content"  # (None: as content, never read for calls)
-        return self._with_role([{field: text}]) if text else []
+        """Reasoning the upstream already separated: passed on as it is. The
+        content after it is then the answer (``answer_parser``, when given and
+        no content came before: a prompt that opened the thought does not
+        make the upstream's answer reasoning)."""
+        if not text:
+            return []
+        if self._answer_parser is not None:
+            answer = self._answer_parser()
+            self._answer_parser = None
+            if answer is not None:
+                self._parser = answer
+        field = self._reasoning_field
+        if field is None:  # (as content, never read for calls)
+            return self._with_role([{"content": text}])
+        self._reasoned()
+        return self._with_role([self._copied({field: text})])
 
     def finish(self, finish_reason: str | None = None) -> tuple[list[dict[str, Any]], str]:
         """End of the choice: the last deltas and the finish reason to send."""
@@ -198,8 +252,10 @@ class ChoiceStream:
                 assert isinstance(event, ReasoningDelta)
                 if self._reasoning_field is None:
                     self._text(event.raw, out)
-                elif event.text:
-                    _append(out, self._reasoning_field, event.text)
+                else:
+                    self._reasoned()
+                    if event.text:
+                        _append(out, self._reasoning_field, event.text)
             elif kind is ToolCall:
                 assert isinstance(event, ToolCall)
                 self._call(event, out)
@@ -212,15 +268,36 @@ class ChoiceStream:
             for field, value in delta.items():
                 if type(value) is _Parts:
                     delta[field] = "".join(value)
+            if self._both:
+                self._copied(delta)
         return self._with_role(out)
 
+    def _reasoned(self) -> None:
+        """Reasoning went out: the whitespace that begins the answer after it is not content
+        (nor is whitespace held before it, when no content has gone out yet)."""
+        self._after_reasoning = True
+        if not self._shown:
+            self._pending_space.clear()
+
+    def _copied(self, delta: dict[str, Any]) -> dict[str, Any]:
+        """``delta`` with its reasoning in both fields, for ``reasoning_field="both"``."""
+        if self._both and "reasoning_content" in delta:
+            delta["reasoning"] = delta["reasoning_content"]
+        return delta
+
     def _text(self, text: str, out: list[dict[str, Any]]) -> None:
+        if self._after_reasoning:  # (the answer after reasoning begins at its first visible character)
+            text = text.lstrip()
+            if not text:
+                return
+            self._after_reasoning = False
         # (trailing whitespace waits for more text, wherever the deltas cut it)
         body = text.rstrip()
         pending = self._pending_space
         if not body:
             pending.append(text)  # (parts, joined once: one += per delta was quadratic)
             return
+        self._shown = True
         if pending:
             _append(out, "content", "".join(pending))
             pending.clear()
@@ -286,6 +363,13 @@ class ChoiceStream:
         index: int | None,
         out: list[dict[str, Any]],
     ) -> None:
+        if (
+            not self._parallel
+            and self.delivered
+            and self._extra_calls == "drop"
+            and (index is None or index not in self._started)
+        ):
+            return  # (one call was asked for and has gone out: the model's others, whole or broken, go)
         if self._on_error == "raise":
             raise ToolCallFailed(event, reason, message)
         if (
@@ -359,17 +443,21 @@ class CompletionStream:
         *,
         mode: str = "validated",
         on_error: str = "content",
-        reasoning_field: str = "reasoning_content",
+        reasoning_field: str = "both",
         model: str = "",
         parallel: bool = True,
+        extra_calls: str = "drop",
+        answer_parser: Callable[[], StreamParser | None] | None = None,
     ) -> None:
-        check_options(mode, on_error)
+        check_options(mode, on_error, reasoning_field, extra_calls)
         self._new_parser = new_parser
         self._options: dict[str, Any] = {
             "mode": mode,
             "on_error": on_error,
             "reasoning_field": reasoning_field,
             "parallel": parallel,
+            "extra_calls": extra_calls,
+            "answer_parser": answer_parser,
         }
         self._streams: dict[int, ChoiceStream] = {}
         self._finished: set[int] = set()
@@ -475,8 +563,10 @@ def complete(
     *,
     mode: str = "validated",
     on_error: str = "content",
-    reasoning_field: str = "reasoning_content",
+    reasoning_field: str = "both",
     parallel: bool = True,
+    extra_calls: str = "drop",
+    answer_parser: Callable[[], StreamParser | None] | None = None,
 ) -> dict[str, Any]:
     """A whole upstream response (a ``ChatCompletion`` dict) with each choice's
     text parsed: its message then holds ``content`` (None when empty),
@@ -485,7 +575,7 @@ def complete(
 
     A whole response is always validated, whatever ``mode`` says (a mode for
     streams): it never holds a call the parser rejected, or broken arguments."""
-    check_options(mode, on_error)
+    check_options(mode, on_error, reasoning_field, extra_calls)
     choices = []
     for choice in response.get("choices") or ():
         message = choice.get("message") or {}
@@ -495,6 +585,8 @@ def complete(
             on_error=on_error,
             reasoning_field=reasoning_field,
             parallel=parallel,
+            extra_calls=extra_calls,
+            answer_parser=answer_parser,
         )
         reasoning = message.get("reasoning_content") or message.get("reasoning")
         deltas = stream.reasoning(reasoning) if isinstance(reasoning, str) else []

@@ -45,6 +45,14 @@ def wrap(
     :mod:`toolparse.openai.chunks`); ``past_reasoning`` and ``system_template``
     go to :func:`~toolparse.prepare_request`; ``response_format=False`` does
     not send a forced choice's JSON schema (for endpoints that reject it).
+    ``reasoning_field`` (``"both"``, the default, ``"reasoning_content"`` or
+    ``"reasoning"``) names the message field reasoning goes in, and
+    ``extra_calls`` (``"drop"``, the default, or ``"content"``) what becomes
+    of the calls past the first under ``parallel_tool_calls: false`` (see
+    :class:`~toolparse.openai.chunks.ChoiceStream`). Each request's own
+    thinking switch (``chat_template_kwargs`` ``enable_thinking`` or
+    ``thinking``, Ollama's ``think``) adjusts ``reasoning`` for that request
+    (:func:`~toolparse.request.reasoning_state`).
     Other keywords are :class:`~toolparse.StreamParser` options
     (``max_call_chars``, ``coerce``...).
 

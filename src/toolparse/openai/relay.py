@@ -17,6 +17,7 @@ import json
 import logging
 from typing import Any
 
+from toolparse.events import SURROGATE
 from toolparse.openai.calling import ToolCalling
 from toolparse.openai.chunks import CompletionStream, ToolCallFailed
 from toolparse.request import PreparedRequest
@@ -34,14 +35,35 @@ def error_body(message: str, kind: str, code: str | None = None) -> dict[str, An
     return {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
+DONE = "data: [DONE]\n\n"
+"""The end of a stream, after its last chunk or its error event (as vLLM ends both)."""
+
+
+def json_text(data: Any) -> str:
+    """``data`` as compact JSON text that any UTF-8 encoder takes: whatever text
+    reached it (the upstream's, a grammar's, an error message quoting either),
+    a lone UTF-16 surrogate is U+FFFD and a pair the character it encodes
+    (``ensure_ascii=False`` writes them as they are, and encoding the text would
+    then fail mid-stream)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    if text.isascii() or SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def json_bytes(data: Any) -> bytes:
+    """``data`` as a JSON body (see :func:`json_text`)."""
+    return json_text(data).encode()
+
+
 def sse(data: dict[str, Any]) -> str:
     """One SSE ``data:`` event."""
-    return f"data: {json.dumps(data, ensure_ascii=False, separators=(',', ':'))}\n\n"
+    return f"data: {json_text(data)}\n\n"
 
 
 def sse_error(message: str, kind: str, code: str | None = None) -> str:
-    """An SSE ``error`` event, which ends the stream for the client."""
-    return sse(error_body(message, kind, code))
+    """An SSE ``error`` event and ``[DONE]``: the stream's end for the client."""
+    return sse(error_body(message, kind, code)) + DONE
 
 
 class SSERelay:
@@ -114,7 +136,7 @@ class SSERelay:
                 self.done = True
                 return True
             if "error" in chunk:  # (the upstream's own error, passed on)
-                out.append(sse(chunk))
+                out.append(sse(chunk) + DONE)
                 self.done = True
                 return True
             out.extend(map(sse, converter.feed(chunk)))
@@ -122,7 +144,7 @@ class SSERelay:
 
     def _done(self, out: list[str]) -> None:
         out.extend(map(sse, self._converter.close()))
-        out.append("data: [DONE]\n\n")
+        out.append(DONE)
         self.done = True
 
     def _failed(self, out: list[str], exc: Exception) -> str:
@@ -171,11 +193,11 @@ def whole_as_stream(calling: ToolCalling, prepared: PreparedRequest, model: Any,
     try:
         completion = _completion(content)
         if "error" in completion:
-            return sse(completion)
+            return sse(completion) + DONE
         converter = calling.converter(prepared, model)
         out = [sse(chunk) for chunk in converter.feed(_as_chunk(completion))]
         out.extend(map(sse, converter.close()))
-        out.append("data: [DONE]\n\n")
+        out.append(DONE)
         return "".join(out)
     except ToolCallFailed as exc:
         return sse_error(str(exc), "tool_call_error", exc.reason)

@@ -30,6 +30,7 @@ from toolparse.openai.relay import (
     NOT_RETRIED,
     SSERelay,
     error_body,
+    json_bytes,
     whole_answer,
     whole_as_stream,
 )
@@ -97,7 +98,8 @@ class _TransportBase:
         headers = _kept(upstream)
         if status != 200:
             headers.update(NOT_RETRIED)
-        return self._http.Response(status, headers=headers, json=body)
+        headers["content-type"] = "application/json"
+        return self._http.Response(status, headers=headers, content=json_bytes(body))
 
     def _whole(self, shaped: _Shaped, upstream: Any, content: bytes) -> Any:
         if shaped.body.get("stream"):  # (an upstream that ignored stream: true)

@@ -13,7 +13,10 @@ JSON's ``true``/``false``/``null``), lists, tuples (as lists), dicts and sets
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any, Final
+
+from toolparse.events import valid_unicode
 
 _SPACE: Final = re.compile(r"[ \t\r\n]*")
 _NUMBER: Final = re.compile(
@@ -46,11 +49,27 @@ class LiteralError(ValueError):
 def parse_literal(text: str, max_depth: int = 64) -> Any:
     """The value of the Python literal ``text`` (surrounding whitespace allowed)."""
     reader = _Reader(text, max_depth)
-    value = reader.value(0)
+    value = reader.value()
     reader.space()
     if reader.i != len(text):
         raise LiteralError(f"unexpected {text[reader.i : reader.i + 20]!r} after the value")
     return value
+
+
+class _Open:
+    """A list, tuple, dict or set being read (see :meth:`_Reader.value`)."""
+
+    __slots__ = ("close", "comma", "items", "key", "pairs")
+
+    def __init__(self, close: str) -> None:
+        self.close = close  # "]", ")" or "}"
+        self.items: list[Any] = []  # (a sequence's items, a set's members)
+        self.comma = False  # (a sequence: a comma was read)
+        self.pairs: dict[Any, Any] = {}  # (a dict)
+        self.key: Any = _NO_KEY  # (a dict: the key whose value is being read)
+
+
+_NO_KEY: Final = object()
 
 
 class _Reader:
@@ -66,18 +85,85 @@ class _Reader:
         assert m is not None
         self.i = m.end()
 
-    def value(self, depth: int) -> Any:
-        if depth >= self.max_depth:
-            raise LiteralError(f"nested deeper than {self.max_depth}")
-        self.space()
+    def value(self) -> Any:
+        """One value, its containers read with a stack of their own: no Python
+        frame per level of nesting, so ``max_depth`` asks nothing of the
+        caller's recursion limit. (The steps, and so the first error met, are
+        those of a recursive reader: the native core's is one, ``pyliteral.rs``.)"""
+        text, space, max_depth = self.text, _SPACE.match, self.max_depth
+        stack: list[_Open] = []
+        while True:
+            # a value begins, nested len(stack) deep
+            if len(stack) >= max_depth:
+                raise LiteralError(f"nested deeper than {max_depth}")
+            i = space(text, self.i).end()  # type: ignore[union-attr]
+            if i >= len(text):
+                self.i = i
+                raise LiteralError("a value is missing")
+            c = text[i]
+            if c == "[" or c == "(" or c == "{":
+                opened = _Open("]" if c == "[" else ")" if c == "(" else "}")
+                i = space(text, i + 1).end()  # type: ignore[union-attr]
+                self.i = i
+                if not text.startswith(opened.close, i):
+                    stack.append(opened)
+                    continue  # (its first item)
+                self.i = i + 1
+                value: Any = [] if c != "{" else {}
+            else:
+                self.i = i
+                value = self.scalar()
+            # a value ends: it goes into the container around it, which may end too
+            while stack:
+                opened = stack[-1]
+                close = opened.close
+                i = space(text, self.i).end()  # type: ignore[union-attr]
+                if close != "}":
+                    opened.items.append(value)
+                    if text.startswith(",", i):
+                        i += 1
+                        opened.comma = True
+                    elif not text.startswith(close, i):
+                        raise LiteralError(f"expected ',' or {close!r}")
+                else:
+                    if opened.key is not _NO_KEY:  # (a dict's value; a set has no key)
+                        opened.pairs.setdefault(opened.key, value)
+                        opened.key = _NO_KEY
+                    elif text.startswith(":", i) and not opened.items:
+                        if not isinstance(value, (str, int, float, bool)) and value is not None:
+                            raise LiteralError("a dict key must be a string, a number, a bool or None")
+                        opened.key = value if isinstance(value, str) else _key_text(value)
+                        self.i = i + 1
+                        break  # (the key's value)
+                    elif not opened.pairs:
+                        opened.items.append(value)
+                    else:
+                        raise LiteralError("expected ':' in a dict")
+                    i = space(text, i).end()  # type: ignore[union-attr]
+                    if text.startswith(",", i):
+                        i += 1
+                    elif not text.startswith("}", i):
+                        raise LiteralError("expected ',' or '}'")
+                # the container's loop goes on: its next item, or its end
+                i = space(text, i).end()  # type: ignore[union-attr]
+                self.i = i
+                if not text.startswith(close, i):
+                    break  # (its next item)
+                self.i = i + 1
+                stack.pop()
+                items = opened.items
+                if close == "}":
+                    value = items if items else opened.pairs
+                elif close == ")" and len(items) == 1 and not opened.comma:
+                    value = items[0]  # (parentheses around one value group it: ("Paris") is "Paris")
+                else:
+                    value = items
+            else:
+                return value
+
+    def scalar(self) -> Any:
+        """A value that is no container."""
         text, i = self.text, self.i
-        if i >= len(text):
-            raise LiteralError("a value is missing")
-        c = text[i]
-        if c in "[(":
-            return self.sequence("]" if c == "[" else ")", depth)
-        if c == "{":
-            return self.mapping(depth)
         prefix = _STRING_PREFIX.match(text, i)
         if prefix is not None:
             return self.strings()
@@ -97,60 +183,15 @@ class _Reader:
             raise LiteralError(f"a name ({word}) is not a literal")
         raise LiteralError(f"unexpected {text[i : i + 20]!r}")
 
-    def sequence(self, close: str, depth: int) -> Any:
-        self.i += 1
-        items: list[Any] = []
-        comma = False
-        while True:
-            self.space()
-            if self.text.startswith(close, self.i):
-                self.i += 1
-                if close == ")" and len(items) == 1 and not comma:
-                    return items[0]  # (parentheses around one value group it: ("Paris") is "Paris")
-                return items
-            items.append(self.value(depth + 1))
-            self.space()
-            if self.text.startswith(",", self.i):
-                self.i += 1
-                comma = True
-            elif not self.text.startswith(close, self.i):
-                raise LiteralError(f"expected ',' or {close!r}")
-
-    def mapping(self, depth: int) -> Any:
-        self.i += 1
-        pairs: dict[Any, Any] = {}
-        members: list[Any] = []  # (a set: {1, 2})
-        while True:
-            self.space()
-            if self.text.startswith("}", self.i):
-                self.i += 1
-                return members if members else pairs
-            key = self.value(depth + 1)
-            self.space()
-            if self.text.startswith(":", self.i) and not members:
-                self.i += 1
-                if not isinstance(key, (str, int, float, bool)) and key is not None:
-                    raise LiteralError("a dict key must be a string, a number, a bool or None")
-                name = key if isinstance(key, str) else _key_text(key)
-                value = self.value(depth + 1)
-                pairs.setdefault(name, value)
-            elif not pairs:
-                members.append(key)
-            else:
-                raise LiteralError("expected ':' in a dict")
-            self.space()
-            if self.text.startswith(",", self.i):
-                self.i += 1
-            elif not self.text.startswith("}", self.i):
-                raise LiteralError("expected ',' or '}'")
-
     def strings(self) -> str:
-        """One string, or adjacent ones joined (``"a" 'b'``)."""
+        """One string, or adjacent ones joined (``"a" 'b'``); a surrogate pair
+        (``"\\ud83d\\ude00"``, two escapes, which Python keeps apart) joined
+        into its character, a lone surrogate U+FFFD: a value is valid Unicode."""
         parts = [self.string()]
         while True:
             self.space()
             if _STRING_PREFIX.match(self.text, self.i) is None:
-                return "".join(parts)
+                return valid_unicode("".join(parts))
             parts.append(self.string())
 
     def string(self) -> str:
@@ -198,12 +239,37 @@ def _escape(text: str, i: int) -> tuple[str, int]:
             if code <= 0x10FFFF:
                 return chr(code), i + 1 + len(digits)
         raise LiteralError(f"a bad \\{c} escape")
+    if c == "N":
+        return _named(text, i)
     if c in "01234567":
         j = i
         while j < i + 3 and j < len(text) and text[j] in "01234567":
             j += 1
         return chr(int(text[i:j], 8)), j
     return "\\" + c, i + 1  # (Python keeps an unknown escape as written)
+
+
+_NAMED: Final = re.compile(r"\{([A-Za-z0-9 \-]{1,256})\}")
+"""``\\N``'s braces and what a character name may be spelled with: letters
+(matched without case), digits, spaces and hyphens, 256 at most
+(``unicodedata``'s own bound). Anything else is no name, as it is to Python;
+a quote in particular ends the string first."""
+
+
+def _named(text: str, i: int) -> tuple[str, int]:
+    """``\\N{name}`` (``text[i]`` is the ``N``): the character of that name or
+    alias, as Python reads it (a named sequence is no character); an escape
+    Python refuses is a LiteralError, as a bad ``\\x`` escape is."""
+    m = _NAMED.match(text, i + 1)
+    if m is None:
+        raise LiteralError("a bad \\N escape (malformed)")
+    try:
+        character = unicodedata.lookup(m.group(1))
+    except KeyError:
+        character = ""
+    if len(character) != 1:
+        raise LiteralError("a bad \\N escape (unknown character name)")
+    return character, m.end()
 
 
 _MAX_DIGITS: Final = 4300
