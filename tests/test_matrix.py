@@ -14,11 +14,12 @@ A new grammar's module brings its fragments and examples (its ``ENTRY`` in
 the registry, ``toolparse.grammars.ENTRIES``), never a harness: the first
 test fails until it does.
 
-Every grammar is spliced with its own fragments and with every other
-grammar's fragments and markers (``toolparse.fuzz.pieces``: openers,
-closers, value wrappers, reasoning markers, whole and cut short): a parser
-meets other formats' markup in prose and in values, and a matrix drawn only
-from a grammar's own pieces shares that grammar's assumptions.
+Every grammar is spliced with its own fragments and with every grammar's
+markers (``toolparse.fuzz.SPLICED``: openers, closers, the tags inside calls,
+value wrappers, reasoning markers, whole and cut short): a parser meets other
+formats' markup in prose and in values, and a matrix drawn only from a
+grammar's own pieces shares that grammar's assumptions. (``toolparse fuzz``
+splices every grammar's whole calls too.)
 """
 
 from __future__ import annotations
@@ -33,7 +34,15 @@ from hypothesis import strategies as st
 
 from support import calls_of, check_all, check_reconciliation, covered_text, normalize, run
 from toolparse import parse_iter, parse_stream, parse_text
-from toolparse.fuzz import ADVERSARIAL, EVERY_FRAGMENT, FUZZ_TOOLS, SPLICED, pieces
+from toolparse.fuzz import (
+    ADVERSARIAL,
+    EVERY_FRAGMENT,
+    FUZZ_TOOLS,
+    MARKDOWN,
+    REASONING_FRAGMENTS,
+    SPLICED,
+    fragments_of,
+)
 from toolparse.grammars import ENTRIES, GRAMMARS
 from toolparse.invariants import check_reasoning, reasoning_of
 
@@ -56,6 +65,7 @@ MODES: list[tuple[str, str, dict[str, Any]]] = [
     ),
 ]
 IDS = [m[0] for m in MODES]
+PROSE = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
 BARE_JSON = [a for a in ADVERSARIAL if a.startswith(("{", "["))]
 
 
@@ -79,9 +89,18 @@ def test_every_grammar_is_spliced_with_every_other_grammars_markers() -> None:
 
 
 def outputs(grammar: str) -> st.SearchStrategy[str]:
-    # (its own fragments and everyone's, every marker; of the adversarial
-    # pieces, only bare JSON: the long ones would make every prefix slow)
-    return st.lists(pieces(grammar, BARE_JSON), max_size=8).map("".join)
+    # (its own fragments, and every grammar's markers: toolparse.fuzz's
+    # SPLICED; not every grammar's whole calls, as toolparse fuzz does, nor
+    # the long adversarial pieces besides bare JSON: long pieces make every
+    # prefix slow)
+    piece = st.one_of(
+        PROSE,
+        st.sampled_from([*fragments_of(grammar), *BARE_JSON]),
+        st.sampled_from(SPLICED),
+        st.sampled_from(MARKDOWN),
+        st.sampled_from(REASONING_FRAGMENTS),
+    )
+    return st.lists(piece, max_size=8).map("".join)
 
 
 @st.composite

@@ -94,7 +94,7 @@ def _begins_with_a_value_element(value: Any) -> bool:
 
 
 ITEM_4 = "issue 51 item 4 (a string value that begins with a <value> element is cut and glued)"
-ITEM_4_OPEN = True
+ITEM_4_OPEN = False
 """Until item 4's fix is merged, the markup round trip draws no string that
 begins with a ``<value>`` element (those are checked below, xfail where they
 fail). Once it is: False, and empty :data:`VALUE_ELEMENT_FAILS`."""
@@ -133,27 +133,7 @@ def test_a_call_of_markup_values_parses_back_to_the_same_call(grammar: str, data
 
 # The grammars where a string value that begins with a <value> element does not
 # read back as itself before item 4's fix (the same on both engines): xfail.
-VALUE_ELEMENT_FAILS: set[str] = {
-    "qwen3-coder",
-    "glm",
-    "minimax",
-    "iquest-q1",
-    "beam",
-    "muse",
-    "gigachat3.5",
-    "kimi-k3",
-    "k2-horizon",
-    "seed-oss",
-    "hunyuan",
-    "gemma4",
-    "functiongemma",
-    "deepseek-v3.2",
-    "deepseek-v4",
-    "deepseek-v4.1",
-    "step3",
-    "dots",
-    "mimo",
-}
+VALUE_ELEMENT_FAILS: set[str] = set()
 
 
 def _value_element_param(grammar: str) -> Any:
