@@ -20,10 +20,12 @@ import pytest
 
 from toolparse import fuzz
 from toolparse.cli import main
+from toolparse.engine import native
 from toolparse.engine.thought import WINDOW
 from toolparse.fuzz import EVERY_FRAGMENT, SPLICED, VALUE_WRAPPERS, markers_of
 from toolparse.grammars import ENTRIES, get_grammar
 from toolparse.growth import BOUND, SHAPES, check_growth, check_linear, cpu_seconds, growth_ratio_of
+from toolparse.invariants import check_all, check_engines
 
 # -- growth: CPU time, which load cannot fail ------------------------------------------------------
 
@@ -141,3 +143,23 @@ def test_keep_going_writes_each_failure_and_exits_1(
     cases = [json.loads((tmp_path / name).read_text()) for name in written]
     assert [c["grammar"] for c in cases] == ["hermes", "glm"]
     assert "2 failures (--keep-going)" in capsys.readouterr().err
+
+
+# -- what the widened fuzzer found ------------------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="found by toolparse fuzz --compare (seed 5107) on main at 9d75e83, since 1efe484 "
+    "(issue 51 item 1): an InternalParserError on both engines",
+)
+@pytest.mark.parametrize(
+    "text", ['[{"name": "h"}]', '[{"name": "h", "arguments": {"x": "2.5"}}, {"name": "w"}]']
+)
+def test_auto_with_a_tiny_max_call_chars_and_bare_json_at_the_start(text: str) -> None:
+    # (a bare JSON array where the answer begins, its block passing max_call_chars=1 at once:
+    # "an unconfirmed block without its opener" in the native core, an AssertionError in Python)
+    check_all("auto", text, max_call_chars=1)
+    if native.AVAILABLE:
+        check_engines("auto", [text], max_call_chars=1)
+        check_engines("auto", list(text), max_call_chars=1)

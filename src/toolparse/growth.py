@@ -404,8 +404,10 @@ _MIN_SECONDS = 0.005  # below this, the clock's and the allocator's noise decide
 
 BOUND = 8.0
 """The most ``time(4 n) / time(n)`` may be: a linear parser gives about 4, a
-quadratic one 16. Under two busy loops on a 2-core machine the CPU-time
-ratios of the linear shapes stayed under 6 (the wall-clock ones went past 12)."""
+quadratic one 16. With two busy loops beside it on a loaded 2-core machine,
+the CPU-time ratios of every shape, measured once, stayed under 7.6 but one
+(9.5: a step at one size, which :func:`check_linear` measures again at
+twice the size), on both engines."""
 
 
 def cpu_seconds(work: Callable[[], object]) -> float:
