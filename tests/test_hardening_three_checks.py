@@ -148,11 +148,7 @@ def test_keep_going_writes_each_failure_and_exits_1(
 # -- what the widened fuzzer found ------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="found by toolparse fuzz --compare (seed 5107) on main at 9d75e83, since 1efe484 "
-    "(issue 51 item 1): an InternalParserError on both engines",
-)
+# (found by toolparse fuzz --compare, seed 5107, after 1efe484: issue 51 item 1)
 @pytest.mark.parametrize(
     "text", ['[{"name": "h"}]', '[{"name": "h", "arguments": {"x": "2.5"}}, {"name": "w"}]']
 )

@@ -974,12 +974,15 @@ impl Engine {
                 .cloned()
                 .ok_or_else(|| PyValueError::new_err("an opener with no step"))?,
         };
-        if grammar.auto.is_some() {
-            // (undecided: the opener is confirmed only by a call its block announces)
+        if grammar.auto.is_some() && self.opts.max_call_chars >= TRIAL as i64 {
+            // (undecided: the opener is confirmed only by a call its block announces; a call
+            // limit below the trial's window leaves no room to confirm, so the opener decides)
             self.trial.clear();
             self.trial.extend_from_slice(&text[hit.start..hit.end]);
             self.trial_from = self.ctx.next_index(py)?;
             self.trial_markdown = self.scanner.ended.take();
+        } else {
+            self.scanner.ended = None;
         }
         if spec.again {
             // (bare JSON's "{": the block's reader reads it)

@@ -872,10 +872,14 @@ class Engine:
             spec = claim.opener
         else:
             spec = self._grammar.opener_steps[key]
-        if auto is not None:  # (undecided: the opener is confirmed only by a call its block announces)
+        if auto is not None and self._max_call_chars >= TRIAL:
+            # (undecided: the opener is confirmed only by a call its block announces; a call
+            # limit below the trial's window leaves no room to confirm, so the opener decides)
             self._trial = text[hit.start : hit.end]
             self._trial_from = self._ctx.next_index
             self._trial_markdown, self._scanner.ended = self._scanner.ended, None
+        else:
+            self._scanner.ended = None
         if spec.again:  # (bare JSON's "{": the block's reader reads it)
             self._begin(spec, name)
             return hit.start
