@@ -17,7 +17,7 @@ import json
 import logging
 from typing import Any
 
-from toolparse.events import SURROGATE
+from toolparse.events import valid_unicode
 from toolparse.openai.calling import ToolCalling
 from toolparse.openai.chunks import CompletionStream, ToolCallFailed
 from toolparse.request import PreparedRequest
@@ -45,10 +45,7 @@ def json_text(data: Any) -> str:
     a lone UTF-16 surrogate is U+FFFD and a pair the character it encodes
     (``ensure_ascii=False`` writes them as they are, and encoding the text would
     then fail mid-stream)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    if text.isascii() or SURROGATE.search(text) is None:
-        return text
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return valid_unicode(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
 
 
 def json_bytes(data: Any) -> bytes:
