@@ -182,7 +182,7 @@ fn extend_points<T: Unit>(out: &mut Vec<u32>, units: &[T]) {
 fn all_printable<T: Unit>(units: &[T]) -> bool {
     units.iter().all(|&u| {
         let c: u32 = u.into();
-        (0x20..0x7F).contains(&c) || (c > 0x7F && crate::scan::is_printable(c))
+        (0x20..0x7F).contains(&c) || (c > 0x7F && crate::printable::is_printable(c))
     })
 }
 

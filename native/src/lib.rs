@@ -39,20 +39,14 @@ pub mod calls_json;
 pub mod calls_py;
 pub mod ctx;
 pub mod engine;
-pub mod entities;
 pub mod events;
 pub mod fast;
 pub mod fastvalue;
-pub mod fxhash;
 pub mod held;
-pub mod json;
 pub mod kept;
-pub mod lexicon;
 pub mod machine;
-pub mod markers;
-pub mod pieces;
 pub mod points;
-pub mod prefixes;
+pub mod printable;
 pub mod pyengine;
 pub mod pyjson;
 pub mod pylexicon;
@@ -62,14 +56,14 @@ pub mod pytyper;
 pub mod pyvalue;
 pub mod regions;
 pub mod rt;
-pub mod scan;
 pub mod tables;
-pub mod tags;
-pub mod text;
 pub mod typer;
-pub mod typing;
-pub mod value;
-pub mod wide;
+
+// (the core's modules, under the names the binding's modules use for them)
+pub use toolparse_core::{
+    entities, fxhash, json, lexicon, markers, pieces, prefixes, scan, tags, text, typing, value,
+    wide,
+};
 
 use pyo3::prelude::*;
 

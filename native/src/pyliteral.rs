@@ -750,7 +750,7 @@ pub fn repr<T: Unit>(text: &[T]) -> String {
             _ if c < 0x20 || c == 0x7F => out.push_str(&format!("\\x{c:02x}")),
             _ if c < 0x7F => out.push(char::from_u32(c).unwrap_or('?')),
             _ => match char::from_u32(c) {
-                Some(ch) if crate::scan::is_printable(c) => out.push(ch),
+                Some(ch) if crate::printable::is_printable(c) => out.push(ch),
                 _ if c <= 0xFF => out.push_str(&format!("\\x{c:02x}")),
                 _ if c <= 0xFFFF => out.push_str(&format!("\\u{c:04x}")),
                 _ => out.push_str(&format!("\\U{c:08x}")),

@@ -908,7 +908,7 @@ fn read_json(
         Err(err) => {
             let err = syntax_error(err)?;
             machine.flush(env)?;
-            let message = err.message(crate::scan::is_printable).into_bytes();
+            let message = err.message(crate::printable::is_printable).into_bytes();
             let slot = machine
                 .slot
                 .as_ref()
@@ -940,7 +940,7 @@ pub(crate) fn finish_json(machine: &mut Machine, env: &mut Env<'_, '_>, pos: i64
         }
         Err(err) => {
             let err = syntax_error(err)?;
-            let message = err.message(crate::scan::is_printable).into_bytes();
+            let message = err.message(crate::printable::is_printable).into_bytes();
             let slot = machine
                 .slot
                 .as_ref()

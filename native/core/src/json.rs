@@ -174,7 +174,7 @@ pub fn repr_str(chars: &[u32], printable: impl Fn(u32) -> bool) -> String {
 /// its first value). Most have a few keys: a short list, searched; past that
 /// a hash set (SipHash, which model-written keys cannot make collide).
 #[derive(Debug, Default)]
-pub(crate) struct KeySet {
+pub struct KeySet {
     few: Vec<Vec<u8>>,
     many: Option<HashSet<Vec<u8>>>,
 }
@@ -183,14 +183,14 @@ pub(crate) struct KeySet {
 const FEW_KEYS: usize = 8;
 
 impl KeySet {
-    pub(crate) fn contains(&self, key: &[u8]) -> bool {
+    pub fn contains(&self, key: &[u8]) -> bool {
         match &self.many {
             Some(many) => many.contains(key),
             None => self.few.iter().any(|k| k == key),
         }
     }
 
-    pub(crate) fn insert(&mut self, key: Vec<u8>) {
+    pub fn insert(&mut self, key: Vec<u8>) {
         if let Some(many) = &mut self.many {
             many.insert(key);
             return;

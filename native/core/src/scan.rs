@@ -5,18 +5,6 @@
 //! Python strings are stored one, two or four bytes a code point (PEP 393):
 //! [`look`] reads any of the three in one pass.
 
-extern "C" {
-    /// CPython's own test behind `str.isprintable` (`Py_UNICODE_ISPRINTABLE`),
-    /// from the interpreter the extension is loaded into.
-    fn _PyUnicode_IsPrintable(ch: u32) -> std::os::raw::c_int;
-}
-
-/// CPython's `Py_UNICODE_ISPRINTABLE(c)`.
-pub fn is_printable(c: u32) -> bool {
-    // (safe: a pure function of the code point)
-    unsafe { _PyUnicode_IsPrintable(c) != 0 }
-}
-
 /// The characters a lane stops at.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StopSet {

@@ -1,0 +1,27 @@
+//! toolparse's engine without Python.
+//!
+//! The parts of the native core that need nothing of Python: scanning text
+//! for markers, lexicons, the JSON and value readers and their helpers. The
+//! binding crate (`native/`, `toolparse._native`) builds the Python engine's
+//! twin on them; nothing here links libpython, so `cargo test -p
+//! toolparse-core` runs without it, and nothing here is `unsafe`.
+//!
+//! Text is code points: the readers are generic over [`lexicon::Unit`] (one,
+//! two or four bytes a character, as a PEP 393 string stores them), and
+//! positions count characters, as Python's `str` indices do.
+
+#![forbid(unsafe_code)]
+
+pub mod entities;
+pub mod fxhash;
+pub mod json;
+pub mod lexicon;
+pub mod markers;
+pub mod pieces;
+pub mod prefixes;
+pub mod scan;
+pub mod tags;
+pub mod text;
+pub mod typing;
+pub mod value;
+pub mod wide;
