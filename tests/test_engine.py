@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import pytest
@@ -42,7 +41,8 @@ def reads(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> li
 
     monkeypatch.setattr(Engine, "_run", counted_run)
     if native.AVAILABLE:  # (the native engine's reads: it has no Python _run to patch)
-        core: Any = importlib.import_module("toolparse._native")
+        from toolparse import _native as core  # (typed by toolparse/_native.pyi)
+
         core._record_reads(texts)
         request.addfinalizer(lambda: core._record_reads(None))
     return texts

@@ -252,9 +252,9 @@ def test_a_named_character_python_refuses_fails_the_call(literal: str, engine: s
 
 @needs_native
 def test_the_readers_agree_on_named_characters() -> None:
+    from toolparse._native import _parse_literal as reader  # (typed by toolparse/_native.pyi)
     from toolparse.readers.pyliteral import LiteralError, parse_literal
 
-    reader = native._native._parse_literal  # type: ignore[union-attr]
     for literal in [r"'\N{BEL}'", r"['\x4', '\N{BEL}']", r"['\N{BEL}', '\x4']", r"r'\N{BEL}'", "'a'"]:
         try:
             expected: Any = (parse_literal(literal), None)

@@ -29,7 +29,7 @@ import functools
 import json
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
 from toolparse.engine import native
 from toolparse.engine.auto import TRIAL
@@ -60,6 +60,9 @@ from toolparse.events import (
 )
 from toolparse.readers.json import STRING_RUN
 from toolparse.readers.pieces import Pieces
+
+if TYPE_CHECKING:  # (typed by its stub, toolparse/_native.pyi; imported at run time only where built)
+    from toolparse._native import Core as NativeCore
 
 _encode_json: Final = json.encoder.encode_basestring
 _new_event = object.__new__
@@ -187,8 +190,8 @@ class Engine:
         # where the scanner says)
         answer_later = grammar.start is not None and (reasoning is not None or bool(grammar.openers.terms))
         keeps = reasoning is not None and reasoning_calls != "ignore" and grammar.start is None
-        if self.engine == "native":  # (the native core holds the rest: toolparse._native.Core)
-            self._native_start(  # type: ignore[attr-defined]
+        if self.engine == "native":  # (the native core holds the rest: this is a _native.Core too)
+            cast("NativeCore", self)._native_start(
                 grammar,
                 ctx,
                 shared_scanner(grammar, ctx.tool_names, reasoning, answer_later),
@@ -262,7 +265,8 @@ class Engine:
         for name in self._native_state:
             setattr(made, name, getattr(self, name))
         ctx = made._ctx = self._ctx.fresh()
-        made._native_fresh(self, ctx)  # type: ignore[attr-defined]
+        # (both concrete twins of the native core: (engine class, _native.Core))
+        cast("NativeCore", made)._native_fresh(cast("NativeCore", self), ctx)
         return made
 
     if TYPE_CHECKING:  # (each concrete twin's base has them: ReferenceShell, or the native core)
