@@ -22,7 +22,7 @@ SRC = ROOT / "src" / "toolparse"
 LAYERS: list[set[str]] = [
     {"toolparse.events", "toolparse.errors", "toolparse.limits", "toolparse.readers"},
     {"toolparse.tools", "toolparse.coercion"},
-    {"toolparse.engine"},
+    {"toolparse.engine", "toolparse._native"},  # (toolparse._native: the engine's native core)
     {"toolparse.grammars.declarations"},  # every module of toolparse.grammars but its __init__ (the registry)
     {"toolparse"},  # the front: everything else
 ]
@@ -52,7 +52,7 @@ def imports_of(path: Path) -> set[str]:
     return found
 
 
-MODULES = sorted(SRC.rglob("*.py"))
+MODULES = sorted([*SRC.rglob("*.py"), *SRC.rglob("*.pyi")])  # (the native core's stub too)
 MODULE_NAMES = {module_name(p) for p in MODULES}
 
 
