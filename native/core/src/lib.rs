@@ -27,6 +27,7 @@ pub mod pyliteral;
 pub mod scan;
 pub mod tags;
 pub mod text;
+pub mod typer;
 pub mod typing;
 pub mod value;
 pub mod wide;
