@@ -19,13 +19,16 @@ import json, runpy, sys
 setup = runpy.run_path('setup.py', run_name='flags')
 print(json.dumps(setup['rustflags']('-Cprofile-generate=' + sys.argv[1])))
 " "$work/raw")
+# (the target named, so that the flags reach the extension's crates only, not
+# the build scripts and macros that run while it compiles)
+host=$(rustc -vV | sed -n 's/^host: //p')
 cargo rustc --lib --release --features extension-module --crate-type cdylib \
     --manifest-path "$root/native/Cargo.toml" --target-dir "$work/target" \
-    --config "build.rustflags=$flags"
+    --target "$host" --config "build.rustflags=$flags"
 mkdir -p "$work/src"
 cp -r "$root/src/toolparse" "$work/src/"
 rm -f "$work"/src/toolparse/_native*.so
-cp "$work/target/release/lib_native.so" "$work/src/toolparse/_native$(python -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
+cp "$work/target/$host/release/lib_native.so" "$work/src/toolparse/_native$(python -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
 PYTHONPATH="$work/src" python "$root/native/pgo/workload.py"
 "$profdata" merge -o "$root/native/pgo/toolparse.profdata" "$work"/raw/*.profraw
 echo "wrote native/pgo/toolparse.profdata ($("$profdata" --version | grep -o 'version [0-9.]*'))"
