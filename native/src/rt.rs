@@ -446,8 +446,15 @@ fn auto_rt(
     let py_auto = compiled.getattr(intern!(py, "auto"))?;
     let py_members = py_auto.getattr(intern!(py, "members"))?;
     let mut members = Vec::with_capacity(auto.members.len());
-    for (name, _) in &auto.members {
-        members.push((name.clone(), grammar_of(&py_members.get_item(name)?)?));
+    for (name, member) in &auto.members {
+        // (a member read before is shared; one not read yet is built of the
+        // data that came with auto's, not read again)
+        let py_member = py_members.get_item(name)?;
+        let member = match cached(&py_member) {
+            Some(found) => found,
+            None => build(&py_member, member.clone())?,
+        };
+        members.push((name.clone(), member));
     }
     let mut blocks = Vec::with_capacity(tables.blocks.len());
     let mut owners = HashMap::new();
@@ -496,11 +503,20 @@ fn auto_rt(
 /// The runtime tables of the Python `CompiledGrammar` `compiled` (its data
 /// read once, then cached by its identity).
 pub fn grammar_of(compiled: &Bound<'_, PyAny>) -> PyResult<Arc<GrammarRt>> {
-    let id = compiled.as_ptr() as usize;
-    if let Some(found) = with_registry(|r| r.grammars.get(&id).map(|(_, g)| g.clone())) {
-        return Ok(found);
+    match cached(compiled) {
+        Some(found) => Ok(found),
+        None => build(compiled, tables::read(compiled)?),
     }
-    let tables = tables::read(compiled)?;
+}
+
+fn cached(compiled: &Bound<'_, PyAny>) -> Option<Arc<GrammarRt>> {
+    let id = compiled.as_ptr() as usize;
+    with_registry(|r| r.grammars.get(&id).map(|(_, g)| g.clone()))
+}
+
+/// The runtime tables of `compiled`, of its data `tables`, kept in the registry.
+fn build(compiled: &Bound<'_, PyAny>, tables: Tables) -> PyResult<Arc<GrammarRt>> {
+    let id = compiled.as_ptr() as usize;
     let (auto, blocks) = match &tables.auto {
         None => (
             None,

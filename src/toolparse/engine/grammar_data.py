@@ -80,6 +80,7 @@ what is not in it.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import sys
@@ -283,9 +284,11 @@ class _Reader:
         return c
 
 
+@functools.lru_cache(maxsize=256)
 def table_pattern(source: str) -> str:
     """The Python pattern ``source`` written in the tables' pattern syntax (see
-    the module's docstring); ValueError if it uses anything outside it."""
+    the module's docstring); ValueError if it uses anything outside it.
+    (Cached: a grammar's name regions share a few patterns.)"""
     if source == NEVER:
         return source
     written = _Reader(source, strict=False).pattern()
@@ -381,13 +384,13 @@ def _region(region: CRegion) -> dict[str, Any]:
 
 def _tables(compiled: CompiledGrammar) -> dict[str, Any]:
     blocks: list[Block] = []
+    indices: dict[int, int] = {}  # (a block's index by its identity; blocks are kept alive in blocks)
 
     def index(block: Block) -> int:
-        for k, known in enumerate(blocks):
-            if known is block:
-                return k
-        blocks.append(block)
-        return len(blocks) - 1
+        if id(block) not in indices:
+            indices[id(block)] = len(blocks)
+            blocks.append(block)
+        return indices[id(block)]
 
     def opener(spec: COpener) -> dict[str, Any]:
         return {
