@@ -374,7 +374,7 @@ fn spelled_of(scanner: &Bound<'_, PyAny>) -> PyResult<Arc<Spelled>> {
                 Bound<'_, PyString>,
                 (Bound<'_, PyAny>, Bound<'_, PyString>),
             ) = item.extract()?;
-            let tag = match rt::lexicon_terminal(&crate::tables::Terminal::read(&term)?) {
+            let tag = match rt::lexicon_terminal(&crate::tables::terminal_of(&term)?) {
                 Some(LTerminal::Tag(tag)) => tag,
                 _ => {
                     return Err(PyValueError::new_err(

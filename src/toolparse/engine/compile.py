@@ -128,8 +128,10 @@ class CJsonCalls(CRegion):
     then: int = TO_END
     """Where reading goes on after the calls."""
     separators: str = ","
-    keys: tuple[tuple[str, ...], tuple[str, ...]] = (("name",), ("arguments", "parameters"))
-    """The keys that hold a call's name, and those that hold its arguments."""
+    keys: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    """The keys that hold a call's name, and those that hold its arguments (the
+    declaration's: ``JsonCalls.name_keys`` and ``argument_keys`` hold the
+    defaults; the native core has them from the grammar data)."""
 
 
 @dataclass(slots=True)
