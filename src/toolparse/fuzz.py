@@ -465,7 +465,10 @@ def run(args: argparse.Namespace) -> int:
     base_seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 32)
     engines = f"invariants checked on the {native.default_engine()} engine"
     if compare:
-        engines += ", and each example run under both engines and compared feed by feed (--compare)"
+        engines += (
+            ", and each example run under both engines and compared (--compare: the native full path"
+            " feed by feed, its lanes after merging adjacent deltas)"
+        )
     print(f"toolparse fuzz: seed {base_seed} (run again with --seed {base_seed}); {engines}", file=sys.stderr)
     if args.growth_size:
         problem = _check_growth(args.growth_size)
@@ -510,7 +513,7 @@ def run(args: argparse.Namespace) -> int:
     if failures:
         print(f"\n{total} examples, seed {base_seed}: {failures} failures (--keep-going)", file=sys.stderr)
         return 1
-    agreed = ", and the native and python engines gave the same events feed by feed" if compare else ""
+    agreed = ", and the native and python engines gave the same events" if compare else ""
     print(
         f"\n{total} examples over {len(grammars)} grammars, options drawn, seed {base_seed}: "
         f"every invariant held{agreed}",
