@@ -373,8 +373,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--compare",
         action="store_true",
         help="also run every example through both engines (the native core and the Python "
-        "reference: same options, ids and deltas) and fail on the first feed whose events or "
-        "error differ (needs the native core built)",
+        "reference: same options, ids and deltas) and fail on the first difference: a feed whose "
+        "events or error differ with the native lanes off, or events that differ, merged, with "
+        "them on (needs the native core built)",
     )
     parser.add_argument(
         "--failure-file", default="toolparse-fuzz-failure.json", help="where a failing input is written"
