@@ -165,3 +165,22 @@ def test_the_differential_merges_the_lanes_deltas_but_compares_the_full_path_fee
     with pytest.MonkeyPatch.context() as patch:  # (lanes=False given: only the full path is compared)
         _planted(patch, True, _changed)
         check_engines("hermes", deltas, tools=TOOLS, lanes=False)
+
+
+def test_a_latched_error_counts_once_in_the_merged_transcript() -> None:
+    # (a native lane that gathered the deltas before a failing id_factory raises
+    # it a few feeds later than the reference, then every call raises it again)
+    from toolparse.invariants import _transcript
+
+    def step(events: Sequence[Event] | None, error: str = "boom") -> Step:
+        if events is None:
+            return Step("feed", ("raised", ValueError, error, None), error, None)
+        return _with(Step("feed", (), "", None), events)
+
+    reference = [step([TextDelta("a"), TextDelta("b")]), step(None), step(None), step(None)]
+    gathered = [step([]), step([TextDelta("ab")]), step(None), step(None)]
+    assert _transcript(reference) == _transcript(gathered)
+    other = [step([TextDelta("ab")]), step([]), step(None, "other"), step(None)]
+    assert _transcript(reference) != _transcript(other)
+    lost = [step([TextDelta("a")]), step(None), step(None), step(None)]
+    assert _transcript(reference) != _transcript(lost)

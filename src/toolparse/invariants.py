@@ -311,7 +311,9 @@ def check_engines(grammar: str | Grammar, deltas: Sequence[str], **options: Any)
 def _transcript(steps: Sequence[Step]) -> list[tuple[Any, ...]]:
     """What a run gave over the whole stream: its events merged
     (:func:`normalize`), each as (class, repr), with each error raised in its
-    place (a ``feed`` that raised, by where it fell among the events)."""
+    place (a call that raised, by where it fell among the events; a latched
+    parser's error raised again by the calls after it counts once: a lane
+    that gathered the deltas before it raises it a few calls later)."""
     out: list[tuple[Any, ...]] = []
     events: list[Event] = []
     for step in steps:
@@ -319,8 +321,9 @@ def _transcript(steps: Sequence[Step]) -> list[tuple[Any, ...]]:
             events += step.events
             continue
         out += [(type(e), repr(e)) for e in normalize(events)]
+        if events or not out or out[-1] != step.outcome:
+            out.append(step.outcome)
         events = []
-        out.append(step.outcome)
     out += [(type(e), repr(e)) for e in normalize(events)]
     return out
 
