@@ -14,6 +14,7 @@
 
 pub mod calls;
 pub mod calls_json;
+pub mod coercion;
 pub mod entities;
 pub mod fxhash;
 pub mod json;
