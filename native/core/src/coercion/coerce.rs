@@ -215,9 +215,8 @@ impl Coercer {
         path: &[u8],
         depth: usize,
     ) -> Option<Value> {
-        match value {
-            Value::Str(text) => return self.from_string(value, text, target, schema, path, depth),
-            _ => {}
+        if let Value::Str(text) = value {
+            return self.of_string(value, text, target, schema, path, depth);
         }
         if target == "string" && !matches!(value, Value::Null) {
             return Some(self.converted(path, "string", value, Value::Str(value.dumps())));
@@ -239,7 +238,8 @@ impl Coercer {
         None
     }
 
-    fn from_string(
+    /// `from_string`: a string converted towards `target`, or None.
+    fn of_string(
         &mut self,
         value: &Value,
         text: &[u8],
@@ -647,7 +647,8 @@ fn enum_match(text: &[u8], values: &[Value]) -> Option<Value> {
         .iter()
         .filter_map(|v| v.as_str().map(|s| (v, code_points(s))))
         .collect();
-    let folds: [fn(&[u32]) -> Vec<u32>; 2] = [no_space, |t| casefold(&no_space(t))];
+    type Fold = fn(&[u32]) -> Vec<u32>;
+    let folds: [Fold; 2] = [no_space, |t| casefold(&no_space(t))];
     for fold in folds {
         let target = fold(stripped);
         let mut found = strings.iter().filter(|(_, s)| fold(s) == target);

@@ -59,6 +59,16 @@ def main() -> None:
     other = [c for c in range(0x110000) if chr(c).isdigit() and not chr(c).isdecimal()]
     for lo, hi in ranges(other):
         lines.append(f"    (0x{lo:X}, 0x{hi:X}),")
+    lines += [
+        "];",
+        "",
+        "/// The code points of `\\w` in a `str` pattern (`str.isalnum()` or `_`): sorted,",
+        "/// inclusive ranges.",
+        "pub const WORD: &[(u32, u32)] = &[",
+    ]
+    word = [c for c in range(0x110000) if chr(c).isalnum() or c == 0x5F]
+    for lo, hi in ranges(word):
+        lines.append(f"    (0x{lo:X}, 0x{hi:X}),")
     lines.append("];")
     with open("unicode_tables.rs", "w", encoding="utf-8") as out:
         out.write("\n".join(lines) + "\n")
