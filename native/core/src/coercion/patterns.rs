@@ -363,9 +363,9 @@ fn parse(chars: &[u32]) -> Result<(Vec<Item>, bool, bool), Problem> {
 }
 
 fn parse_sub(source: &mut Source<'_>, nested: usize) -> Result<Vec<Item>, Problem> {
-    let mut items = vec![parse_seq(source, nested + 1)?];
+    let mut items = vec![parse_seq(source, nested + 1, nested == 0)?];
     while source.matches('|')? {
-        items.push(parse_seq(source, nested + 1)?);
+        items.push(parse_seq(source, nested + 1, false)?);
     }
     if items.len() == 1 {
         return Ok(items.pop().unwrap_or_default());
@@ -452,7 +452,7 @@ fn uniq(items: Vec<SetItem>) -> Vec<SetItem> {
     out
 }
 
-fn parse_seq(source: &mut Source<'_>, nested: usize) -> Result<Vec<Item>, Problem> {
+fn parse_seq(source: &mut Source<'_>, nested: usize, first: bool) -> Result<Vec<Item>, Problem> {
     let mut seq: Vec<Item> = Vec::new();
     while let Some(this) = source.next.clone() {
         if this == [ch('|')] || this == [ch(')')] {
@@ -603,7 +603,7 @@ fn parse_seq(source: &mut Source<'_>, nested: usize) -> Result<Vec<Item>, Proble
                     if !source.matches(')')? {
                         return Err(Problem::Unsupported); // (flags for a group, or removed)
                     }
-                    if start != 0 {
+                    if !first || !seq.is_empty() {
                         let message = "global flags not at the start of the expression";
                         return Err(source.error(message, source.tell() - start));
                     }
