@@ -568,11 +568,11 @@ PATTERNS = [
     "x{2,}y{,}",
     "(?i)(?i)a",
     "a|(?i)b",
-    "(?#x)(?i)a",
 ]
 # Patterns Python's `re` applies and the core does not read (lookarounds, possessive
 # repeats, a `$` before more pattern where `re` applies it): reported as not applied.
 NOT_READ = [
+    "(?#x)(?i)a",
     "$\\u0061",
     "(?=a)",
     "(?!a)b",
