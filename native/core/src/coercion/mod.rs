@@ -18,6 +18,7 @@
 //! * `coerce`: the rules.
 
 mod coerce;
+pub mod inline;
 pub mod patterns;
 pub mod schema;
 mod text;
