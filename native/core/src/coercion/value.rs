@@ -43,34 +43,56 @@ pub enum Value {
     Object(Arc<Object>),
 }
 
-/// An object's members in insertion order, with an index by key.
+/// An object's members in insertion order, with an index by key once it
+/// has more than a few (most objects are small: a scan costs less than a hash).
 #[derive(Clone, Debug, Default)]
 pub struct Object {
     entries: Vec<(Vec<u8>, Value)>,
-    index: HashMap<Vec<u8>, usize>,
+    index: Option<HashMap<Vec<u8>, usize>>,
 }
+
+/// Members looked up by a scan up to here; an index beyond.
+const SCANNED: usize = 8;
 
 impl Object {
     pub fn new() -> Object {
         Object::default()
     }
 
+    fn position(&self, key: &[u8]) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => self.entries.iter().position(|(k, _)| k.as_slice() == key),
+        }
+    }
+
     /// `dict[key] = value`: a new key goes last, a known one keeps its place.
     pub fn insert(&mut self, key: Vec<u8>, value: Value) {
-        if let Some(&at) = self.index.get(&key) {
+        if let Some(at) = self.position(&key) {
             self.entries[at].1 = value;
-        } else {
-            self.index.insert(key.clone(), self.entries.len());
-            self.entries.push((key, value));
+            return;
+        }
+        if let Some(index) = &mut self.index {
+            index.insert(key.clone(), self.entries.len());
+        }
+        self.entries.push((key, value));
+        if self.index.is_none() && self.entries.len() > SCANNED {
+            let index = self
+                .entries
+                .iter()
+                .enumerate()
+                .map(|(at, (k, _))| (k.clone(), at))
+                .collect();
+            self.index = Some(index);
         }
     }
 
     pub fn get(&self, key: &[u8]) -> Option<&Value> {
-        self.index.get(key).map(|&at| &self.entries[at].1)
+        self.position(key).map(|at| &self.entries[at].1)
     }
 
     pub fn contains(&self, key: &[u8]) -> bool {
-        self.index.contains_key(key)
+        self.position(key).is_some()
     }
 
     pub fn len(&self) -> usize {
@@ -733,6 +755,29 @@ mod tests {
         assert_eq!(lone.as_str().unwrap(), b"\xed\xa0\x80");
         assert_eq!(canon("1E+2"), "100.0");
         assert_eq!(canon("-0"), "0");
+    }
+
+    #[test]
+    fn objects_keep_first_places_and_last_values_small_or_large() {
+        for n in [3, 8, 9, 40] {
+            let mut object = Object::new();
+            for k in 0..n {
+                object.insert(format!("k{k}").into_bytes(), Value::Int(k));
+            }
+            object.insert(b"k1".to_vec(), Value::Int(-1));
+            object.insert(format!("k{}", n - 1).into_bytes(), Value::Int(-2));
+            assert_eq!(object.len(), n as usize);
+            assert!(py_eq(object.get(b"k1").unwrap(), &Value::Int(-1)));
+            assert!(object.contains(format!("k{}", n - 1).as_bytes()) && !object.contains(b"k"));
+            let order: Vec<_> = object.iter().map(|(k, _)| k.clone()).collect();
+            assert_eq!(
+                order,
+                (0..n)
+                    .map(|k| format!("k{k}").into_bytes())
+                    .collect::<Vec<_>>()
+            );
+            assert_eq!(object.without(b"k0").len(), n as usize - 1);
+        }
     }
 
     #[test]
