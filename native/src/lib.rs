@@ -45,6 +45,7 @@ pub mod kept;
 pub mod machine;
 pub mod points;
 pub mod printable;
+pub mod pycoerce;
 pub mod pyengine;
 pub mod pyjson;
 pub mod pylexicon;
@@ -90,6 +91,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pyvalue::PyValueReader>()?;
     pyjson::register(m)?;
     pyliteral::add_functions(m)?;
+    pycoerce::add_functions(m)?;
     // (the engine's bounds, which the tests compare with the reference's)
     m.add("THOUGHT_WINDOW", engine::THOUGHT_WINDOW)?;
     m.add("GATHER", engine::GATHER)?;

@@ -16,6 +16,7 @@
 
 pub mod calls;
 pub mod calls_json;
+pub mod coercion;
 pub mod entities;
 pub mod fxhash;
 pub mod grammar;
