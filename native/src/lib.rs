@@ -8,6 +8,13 @@
 //! What is native today: the per-delta path (`Shell.feed`), with the engine's
 //! lanes (`Lane`, decided by [`scan`]) and the events they build.
 
+// Every `unsafe` in this crate says why it is sound (`// SAFETY:` above the
+// block, `# Safety` on an `unsafe fn`), and each unsafe operation inside an
+// `unsafe fn` is in a block of its own with its own note: clippy checks both.
+#![deny(clippy::undocumented_unsafe_blocks)]
+#![deny(clippy::missing_safety_doc)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
 /// `$body` with `$units` bound to the code points of `$text`, a
 /// `&Bound<PyString>` (one, two or four bytes each, as PEP 393 stores them):
 /// the body is compiled for each width. Safe: see [`units`].
