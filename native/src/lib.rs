@@ -146,3 +146,29 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pyo3::types::PyString;
+
+    #[test]
+    fn units_read_every_width_and_a_subclass_in_place() {
+        pyo3::prepare_freethreaded_python();
+        Python::with_gil(|py| {
+            let sub = py
+                .eval(c"type('Sub', (str,), {})", None, None)
+                .expect("a subclass of str");
+            for text in ["", "ascii", "café ÿ", "Ω ≠ ∞", "emoji 🙂 and 𝕏"] {
+                let points: Vec<u32> = text.chars().map(u32::from).collect();
+                let plain = PyString::new(py, text);
+                assert_eq!(units(&plain).code_points(), points);
+                assert_eq!(with_units!(&plain, u => u.len()), points.len());
+                // (a subclass's characters lie apart from the object)
+                let other = sub.call1((text,)).expect("an instance");
+                let other = other.downcast::<PyString>().expect("a str");
+                assert_eq!(units(other).code_points(), points);
+            }
+        });
+    }
+}
