@@ -560,7 +560,7 @@ impl crate::calls_json::JsonHost for CallHost<'_, '_> {
         Ok(self
             .ctx
             .schema_of(name)
-            .map(|schema| crate::typer::SchemaTyper::new(py, schema.clone_ref(py), max_depth)))
+            .map(|schema| crate::typer::new_typer(schema.clone_ref(py), max_depth)))
     }
 
     fn coerce_held(

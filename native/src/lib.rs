@@ -79,8 +79,6 @@ pub unsafe fn units_at<'a>(text: *mut pyo3::ffi::PyObject) -> lexicon::Name<'a> 
     }
 }
 
-pub mod calls;
-pub mod calls_json;
 pub mod calls_py;
 pub mod ctx;
 pub mod engine;
@@ -106,8 +104,8 @@ pub mod typer;
 
 // (the core's modules, under the names the binding's modules use for them)
 pub use toolparse_core::{
-    entities, fxhash, json, lexicon, markers, pieces, prefixes, scan, tags, text, typing, value,
-    wide,
+    calls, calls_json, entities, fxhash, json, lexicon, markers, pieces, prefixes, scan, tags,
+    text, typing, value, wide,
 };
 
 use pyo3::prelude::*;
@@ -122,6 +120,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // (the core's readers say what this interpreter's `str.isprintable` says)
+    toolparse_core::printable::use_test(printable::interpreter_is_printable);
     m.add_class::<calls_py::PyMemberCall>()?;
     m.add_class::<calls_py::CallArgs>()?;
     m.add_class::<pyengine::Core>()?;

@@ -12,6 +12,8 @@
 
 #![forbid(unsafe_code)]
 
+pub mod calls;
+pub mod calls_json;
 pub mod entities;
 pub mod fxhash;
 pub mod json;
@@ -19,9 +21,13 @@ pub mod lexicon;
 pub mod markers;
 pub mod pieces;
 pub mod prefixes;
+pub mod printable;
+mod printable_table;
+pub mod pyliteral;
 pub mod scan;
 pub mod tags;
 pub mod text;
+pub mod typer;
 pub mod typing;
 pub mod value;
 pub mod wide;
