@@ -58,10 +58,8 @@ pub unsafe fn units_at<'a>(text: *mut pyo3::ffi::PyObject) -> lexicon::Name<'a> 
     // its PEP 393 form yet: `PyUnicode_READY` makes it (0 for every other
     // string, and always under 3.12 and later, which have no such strings).
     if unsafe { ffi::PyUnicode_READY(text) } != 0 {
-        // (only a failed allocation: loud, as a panic is at every boundary)
         // SAFETY: the GIL is held (the caller's contract).
-        let err = PyErr::fetch(unsafe { Python::assume_gil_acquired() });
-        panic!("a str whose code points could not be read: {err}");
+        unsafe { unready() }
     }
     // SAFETY: a ready `str` with the GIL held: its length, its kind (1, 2 or
     // 4, nothing else once ready) and its data (never null once ready, even
@@ -77,6 +75,20 @@ pub unsafe fn units_at<'a>(text: *mut pyo3::ffi::PyObject) -> lexicon::Name<'a> 
             _ => Name::U32(std::slice::from_raw_parts(data.cast(), n)),
         }
     }
+}
+
+/// A `str` `PyUnicode_READY` failed on (under 3.11 only a failed allocation):
+/// loud, as a panic is at every boundary; out of line, off the hot path.
+///
+/// # Safety
+///
+/// The GIL must be held.
+#[cold]
+#[inline(never)]
+unsafe fn unready() -> ! {
+    // SAFETY: the GIL is held (this function's contract).
+    let err = PyErr::fetch(unsafe { Python::assume_gil_acquired() });
+    panic!("a str whose code points could not be read: {err}");
 }
 
 pub mod calls_py;
