@@ -25,8 +25,9 @@ pub struct Held<T>(RefCell<T>);
 // the GIL while another's borrow is open (that one called into Python, which
 // let the GIL go) sees the borrow flag and gets an error, never an alias.
 // `T: Send`, as a `&mut T` may then be used on any thread. (The module does
-// not declare itself free of the GIL: a free-threaded CPython turns the GIL
-// back on when it imports it.)
+// not declare itself free of the GIL, PyO3's default: a free-threaded CPython
+// turns the GIL back on when it imports it, unless the user forces it off
+// with `PYTHON_GIL=0`, at their own risk, as for any such module.)
 unsafe impl<T: Send> Sync for Held<T> {}
 
 impl<T> Held<T> {
