@@ -632,7 +632,7 @@ impl Engine {
             self.held.extend_from_slice(&text);
             self.buffer = text;
         }
-        self.ctx.out = crate::ctx::OutList(std::ptr::null_mut()); // (the read is over)
+        self.ctx.out = crate::ctx::OutList(None); // (the read is over)
         self.lane = self.next_lane(py)?;
         Ok(out)
     }
@@ -659,13 +659,13 @@ impl Engine {
         if self.opts.collapse {
             out = collapsed(py, &out)?;
         }
-        self.ctx.out = crate::ctx::OutList(std::ptr::null_mut()); // (the stream is over)
+        self.ctx.out = crate::ctx::OutList(None); // (the stream is over)
         Ok(out)
     }
 
     fn set_out(&mut self, _py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<()> {
-        // (borrowed: the list outlives the read; cleared when the read ends)
-        self.ctx.out = crate::ctx::OutList(out.as_ptr());
+        // (cleared when the read ends)
+        self.ctx.out = crate::ctx::OutList(Some(out.clone().unbind()));
         Ok(())
     }
 

@@ -11,8 +11,12 @@ extern "C" {
 
 /// CPython's `Py_UNICODE_ISPRINTABLE(c)`.
 pub fn interpreter_is_printable(c: u32) -> bool {
-    // SAFETY: a pure function of a code point, exported by the interpreter
-    // this extension is loaded into; any `u32` is a valid argument.
+    // SAFETY: CPython's function, declared above as it is in
+    // `Include/cpython/unicodeobject.h` (3.11 to 3.13: `int
+    // _PyUnicode_IsPrintable(Py_UCS4 ch)`, `Py_UCS4` a `uint32_t`); a pure
+    // lookup in the interpreter's Unicode tables that takes any value (one past
+    // 0x10FFFF is not printable) and touches no object. Private API: the
+    // public way, `chr(c).isprintable()`, makes a `str` a character.
     unsafe { _PyUnicode_IsPrintable(c) != 0 }
 }
 

@@ -37,7 +37,11 @@ impl<'py> Build for PyBuild<'py> {
                 }
                 text.extend_from_slice(&digits);
                 let text = std::ffi::CString::new(text).ok()?;
-                // SAFETY: a NUL-terminated string; the GIL is held.
+                // SAFETY: the GIL is held (`py`); `text` is a NUL-terminated
+                // string, alive for the call (`PyLong_FromString` reads it, keeps
+                // nothing); `pend` may be NULL, and CPython checks the base (2,
+                // 8, 10 or 16 here). The result is a new reference or NULL with
+                // an exception set, which `from_owned_ptr_or_err` takes as such.
                 let made = unsafe {
                     Bound::from_owned_ptr_or_err(
                         py,
@@ -99,10 +103,7 @@ fn _parse_literal<'py>(
     max_depth: i64,
 ) -> PyResult<Option<(PyObject, Option<String>)>> {
     let mut build = PyBuild { py };
-    // SAFETY: `text` is a str and the GIL is held.
-    let read = unsafe {
-        crate::with_units!(text.as_ptr(), units => parse_literal(units, max_depth, &mut build))
-    };
+    let read = crate::with_units!(text, units => parse_literal(units, max_depth, &mut build));
     Ok(match read {
         Ok(value) => Some((value.unbind(), None)),
         Err(Failure::Error(message)) => Some((py.None(), Some(message))),
@@ -113,8 +114,7 @@ fn _parse_literal<'py>(
 /// `_native._repr(text)`: `repr(text)` as [`repr`] writes it.
 #[pyfunction]
 fn _repr(text: &Bound<'_, PyString>) -> String {
-    // SAFETY: `text` is a str and the GIL is held.
-    unsafe { crate::with_units!(text.as_ptr(), units => repr(units)) }
+    crate::with_units!(text, units => repr(units))
 }
 
 /// Add the binding's functions to the module.
