@@ -90,5 +90,7 @@ def test_a_read_stopped_by_a_base_exception_leaves_the_next_reads_whole(engine: 
 
     got = run(engine)
     assert got.count("interrupted") == 1
-    assert got == run("python")
+    # (the native lanes cut argument deltas where the reference's full path
+    # does not: equal once adjacent deltas are merged)
+    assert normalize(got) == normalize(run("python"))
     assert "ToolCall(index=1, id='id1', name='f'" in repr(got)  # (the second call, whole)
