@@ -32,6 +32,7 @@ ENGINE_SUITES: Final = (
     # grammar's cases, the invariant matrix, the properties and the regressions
     "test_grammar_*.py",
     "test_auto.py",
+    "test_core_golden.py",  # (toolparse-core's golden streams, replayed on the engine that runs)
     "test_coercion.py",  # (coercion through the engine: the native core has its own fast paths)
     "test_corpus.py",
     "test_declarations.py",
@@ -57,6 +58,8 @@ ONCE_SUITES: Final = (
     # the native core's alone (skipped on the reference)
     "test_native*.py",
     "test_prototypes.py",
+    "test_reference_plain.py",  # (the reference is the plain path: engines pinned, check_engines)
+    "test_core_printable.py",  # (the core's table of printable characters against unicodedata)
     # the layers above the engine: what they do with its events does not depend on
     # which engine made them (the suites above prove the engines give the same)
     "test_cli.py",

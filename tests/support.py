@@ -51,6 +51,34 @@ def random_pieces(text: str, rng: random.Random) -> list[str]:
     return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
+def armed(parser: StreamParser, lane: str | None) -> str | None:
+    """The lane ``parser`` should have armed: ``lane`` on the native core, None
+    on the Python reference (it has no lanes: it reads every delta)."""
+    return lane if parser.engine == "native" else None
+
+
+def open_string_of(call: Any) -> Any:
+    """What a call answers the native core's string lane (``open_string``: an
+    ``OpenString`` while a plain string streams, else None). A native call
+    answers itself; the reference's calls have no lanes, so no twin: for them
+    this is the tests' oracle, read off their state (the hooks issue 52 took
+    out of the reference)."""
+    from toolparse.engine import calls
+    from toolparse.readers.json import STRING_RUN
+
+    if not isinstance(call, calls.Call):
+        return call.open_string()
+    if isinstance(call, calls.MemberCall):
+        opens = call._mode == calls._STREAM and call.started and not call.scratch
+    else:
+        assert isinstance(call, (calls.EnvelopeCall, calls.JsonArgsCall))
+        opens = call.streaming and call.reader.in_plain_string(call.scratch)
+    if not opens:
+        return None
+    assert call.index is not None and call.id is not None
+    return calls.OpenString(call.args, call.index, call.id, STRING_RUN)
+
+
 def load_jsonl(name: str) -> list[dict[str, Any]]:
     path = CORPUS / name
     with path.open(encoding="utf-8") as fh:

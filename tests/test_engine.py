@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from support import calls_of, check_all, covered_text, run, text_of
+from support import armed, calls_of, check_all, covered_text, run, text_of
 from toolparse import (
     Event,
     InvalidOptionError,
@@ -22,8 +22,14 @@ from toolparse import (
     UnknownGrammarError,
     parse_text,
 )
+from toolparse.engine.native import AVAILABLE
+from toolparse.invariants import check_engines
 
 CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+needs_native = pytest.mark.skipif(not AVAILABLE, reason="the native core (its lanes) is not built")
+# (the tests marked so are of the native core's lanes, which gather and take deltas
+# without a read: the reference, which has none, reads every delta; the events are
+# the same merged, as tests/test_lanes.py and tests/test_native.py check)
 
 
 @pytest.fixture
@@ -96,9 +102,10 @@ def test_start_as_soon_as_the_name_is_known_and_strings_stream() -> None:
     assert events[-1].arguments == {"text": "once upon a time there was"}
 
 
+@needs_native
 def test_inside_an_announced_call_deltas_wait_for_one_that_can_end_it() -> None:
     # (the engine gathers them: a small call costs a few reads, not one per delta)
-    parser = StreamParser("hermes", seed=1)
+    parser = StreamParser("hermes", seed=1, engine="native")
     start, opened = parser.feed('<tool_call>{"name": "f", "arguments": {')
     assert isinstance(start, ToolCallStart) and opened == ToolCallDelta(0, start.id, "{")
     for piece in ['"a"', ": 1", ', "b', '": 2']:
@@ -110,8 +117,9 @@ def test_inside_an_announced_call_deltas_wait_for_one_that_can_end_it() -> None:
     assert isinstance(call, ToolCall) and call.arguments == {"a": 1, "b": 2}
 
 
+@needs_native
 def test_gathered_argument_text_lags_by_at_most_64_characters() -> None:
-    parser = StreamParser("hermes", seed=1)
+    parser = StreamParser("hermes", seed=1, engine="native")
     parser.feed('<tool_call>{"name": "f", "arguments": {"a": [')
     fed = 0
     while True:
@@ -180,13 +188,14 @@ _TWO_MEMBERS = [
 ]
 
 
+@needs_native
 @pytest.mark.parametrize(("grammar", "head", "value_end", "next_member", "rest"), _VALUE_ENDS)
 def test_the_delta_that_completes_a_values_closing_tag_is_gathered(
     grammar: str, head: str, value_end: str, next_member: str, rest: str, reads: list[str]
 ) -> None:
     # (it neither ends the call nor begins a string: read with the next delta
     # that may, and the events are those of reading every delta)
-    parser = StreamParser(grammar, _TWO_MEMBERS)
+    parser = StreamParser(grammar, _TWO_MEMBERS, engine="native")
     parser.feed(head)
     parser.feed("Pa")  # (read: a string's first characters)
     reads.clear()
@@ -196,6 +205,7 @@ def test_the_delta_that_completes_a_values_closing_tag_is_gathered(
     assert reads == ["".join(gathered) + rest]
     streamed = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
     assert streamed == ("ris" if grammar == "glm" else 'ris","n":')  # (glm: the key is not complete yet)
+    check_engines(grammar, [head, "Pa", *gathered, rest], tools=_TWO_MEMBERS)  # (the reference reads each)
 
 
 @pytest.mark.parametrize("first", ["Pa", "<f>\n<text>Pa"])
@@ -209,13 +219,14 @@ def test_a_value_left_open_by_the_calls_closing_tag_ends_the_call_at_once(first:
     assert any(isinstance(e, ToolCall) for e in parser.feed("f>"))
 
 
+@needs_native
 @pytest.mark.parametrize(("grammar", "head", "value_end", "next_member", "rest"), _VALUE_ENDS)
 def test_a_streaming_value_ends_with_no_read_of_its_closing_tag(
     grammar: str, head: str, value_end: str, next_member: str, rest: str, reads: list[str]
 ) -> None:
     # (the string's first characters come with its tag: its next deltas take the
     # fast path, which hands the closing tag over to gathering)
-    parser = StreamParser(grammar, _TWO_MEMBERS)
+    parser = StreamParser(grammar, _TWO_MEMBERS, engine="native")
     parser.feed(head + "Pa")
     reads.clear()
     events = parser.feed(value_end[:-3])  # (the string's last characters stream)
@@ -224,6 +235,9 @@ def test_a_streaming_value_ends_with_no_read_of_its_closing_tag(
     assert len(reads) == 1 and reads[0].endswith(value_end[-3:] + next_member + rest)
     streamed = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
     assert streamed == ("ris" if grammar == "glm" else 'ris","n":')
+    check_engines(
+        grammar, [head + "Pa", value_end[:-3], value_end[-3:], next_member, rest], tools=_TWO_MEMBERS
+    )
 
 
 def test_held_opener_text_that_stops_being_one_is_text_at_once() -> None:
@@ -233,6 +247,7 @@ def test_held_opener_text_that_stops_being_one_is_text_at_once() -> None:
     assert parser.feed("t") == [TextDelta("<tool_cat")]
 
 
+@needs_native
 @pytest.mark.parametrize(
     ("grammar", "deltas"),
     [("hermes", ["Hi <too", "l_ca", "ll>"]), ("xml", ["Hi <get", "_wea", "ther>"])],
@@ -241,16 +256,21 @@ def test_a_delta_that_only_lengthens_a_held_opener_is_not_read(
     grammar: str, deltas: list[str], reads: list[str]
 ) -> None:
     # (a declared tool's tag, spelled out, counts as a literal opener)
-    parser = StreamParser(grammar, [{"name": "get_weather", "parameters": {"type": "object"}}])
+    parser = StreamParser(
+        grammar, [{"name": "get_weather", "parameters": {"type": "object"}}], engine="native"
+    )
     assert parser.feed(deltas[0]) == [TextDelta("Hi ")]
     assert parser.feed(deltas[1]) == []
     parser.feed(deltas[2])
     assert reads == [deltas[0], "".join(deltas[1:])]
 
 
+@needs_native
 def test_a_delta_that_only_lengthens_a_name_is_not_read(reads: list[str]) -> None:
     # (nothing can come of a name before it ends: the engine gathers it)
-    parser = StreamParser("qwen3-coder", [{"name": "get_weather", "parameters": {"type": "object"}}])
+    parser = StreamParser(
+        "qwen3-coder", [{"name": "get_weather", "parameters": {"type": "object"}}], engine="native"
+    )
     assert parser.feed("<tool_call>\n<function=get") == []
     reads.clear()
     for piece in ["_we", "ath", "er"]:
@@ -297,12 +317,12 @@ def test_misuse_is_loud() -> None:
     gathering = StreamParser("hermes")  # (inside a call, deltas are gathered: the same message)
     gathering.feed('<tool_call>{"name": "f", "arguments": {"a": ')
     gathering.feed("1")
-    assert gathering.lane == "gather"
+    assert gathering.lane == armed(gathering, "gather")
     with pytest.raises(TypeError, match="takes str"):
         gathering.feed(b"bytes")  # type: ignore[arg-type]
     holding = StreamParser("hermes")  # (text held as an opener's beginning: the same)
     holding.feed("hi <tool")
-    assert holding.lane == "prefix"
+    assert holding.lane == armed(holding, "prefix")
     with pytest.raises(TypeError, match="takes str"):
         holding.feed(b"bytes")  # type: ignore[arg-type]
     with pytest.raises(InvalidOptionError, match="max_call_chars"):
@@ -641,20 +661,15 @@ def test_events_built_on_the_hot_paths_are_the_frozen_events_themselves() -> Non
 
 
 def test_plain_text_needs_no_regex_when_its_stops_repeat_a_character() -> None:
-    # gpt-oss: "<" begins both its openers and its reasoning markers; three
-    # characters are tested with `in` on the text's hot path (grammar="auto" watches
-    # "<", "[" and the backtick: the text lane stops at newlines without a stop), only
-    # more need a regex
-    from toolparse.engine.lanes import stops_of
-
-    assert stops_of("<\n<") == ("<", "\n", "<", None)
-    assert stops_of("<[`") == ("<", "[", "`", None)
-    assert stops_of("<[`~")[:3] == ("<", "[", "`") and stops_of("<[`~")[3] is not None
+    # gpt-oss: "<" begins both its openers and its reasoning markers; the native
+    # text lane tests three characters with `in` (grammar="auto" watches "<", "["
+    # and the backtick: the text lane stops at newlines without a stop), only more
+    # need a regex; the reference reads every delta
     auto = StreamParser("auto")
     auto.feed("Hello there, ")
-    assert auto.lane == "text" and auto.feed("more text ") == [TextDelta("more text ")]
+    assert auto.lane == armed(auto, "text") and auto.feed("more text ") == [TextDelta("more text ")]
     assert auto.feed("a\nb") == [TextDelta("a\nb")]  # (a newline: read, a line begins)
     parser = StreamParser("gpt-oss")
     parser.feed("Hello there, ")
-    assert parser.lane == "text"
+    assert parser.lane == armed(parser, "text")
     assert parser.feed("more text ") == [TextDelta("more text ")]

@@ -33,6 +33,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from support import open_string_of
 from toolparse.coercion.inline import SchemaTyper
 from toolparse.engine import native
 from toolparse.engine.calls import CallContext, EnvelopeCall, JsonArgsCall, Outcome
@@ -678,7 +679,7 @@ def _call_state(call: Any) -> tuple[Any, ...]:
         _reader(call).done,
         None if typer is None else (type(typer), list(typer.issues)),
         envelope,
-        _result(call.open_string()),
+        _result(open_string_of(call)),
     )
 
 
@@ -724,7 +725,7 @@ class _Calls:
         """Read as the block reader does, to the JSON's end or the stream's."""
         held = ""
         for step, ((prefix, chunk), take) in enumerate(zip(chunks, lane, strict=True)):
-            opened = self.calls[0].open_string()
+            opened = open_string_of(self.calls[0])
             if take and opened is not None and not held and STRING_RUN.fullmatch(chunk) and '"' not in chunk:
                 # the engine's string lane: plain text appended to the arguments, no read
                 self.both(f"lane {step}", _lane, chunk)
@@ -754,7 +755,7 @@ class _Calls:
 
 
 def _lane(call: Any, chunk: str) -> None:
-    call.open_string().args.append(chunk)
+    open_string_of(call).args.append(chunk)
 
 
 def _feed(call: Any, text: str, i: int) -> int:
@@ -884,11 +885,11 @@ def test_a_streamed_string_may_be_appended_by_the_engine() -> None:
         reader = _reader(call)
         reader.feed('{"name": "f", "arguments": {"s": "ab')
         call.flush()
-        opened: Any = call.open_string()
+        opened: Any = open_string_of(call)
         assert opened is not None
         assert opened.plain is STRING_RUN
         opened.args.append("cd")
-        assert opened is call.open_string()  # (built once)
+        assert cls is EnvelopeCall or opened is call.open_string()  # type: ignore[union-attr]  # (the native call's: built once)
         reader.feed('ef", "a": 2}}')
         call.flush()
         assert reader.done

@@ -30,6 +30,7 @@ from toolparse.engine.compile import (
     compile_grammar,
 )
 from toolparse.engine.declare import Term, TermLike
+from toolparse.engine.grammar_data import NEVER, table_pattern
 from toolparse.engine.lexicon import Lexicon
 from toolparse.grammars import auto_tables, get_grammar, grammar_names
 
@@ -89,9 +90,15 @@ def _region(region: CRegion) -> dict[str, Any]:
             max_len=region.max_len,
             strip=region.strip,
             declared=region.declared,
+            # (a class with every space holds them as a flag, the others listed)
             breakers=None
             if region.pattern is None
-            else ("".join(sorted({*(firsts or ()), *_NOT_IN_NAMES})), not region.strip),
+            else (
+                "".join(
+                    sorted(c for c in {*(firsts or ()), *_NOT_IN_NAMES} if region.strip or not c.isspace())
+                ),
+                not region.strip,
+            ),
             longest=region.longest,
             reach=region.reach,
         )
@@ -142,8 +149,9 @@ def describe(compiled: CompiledGrammar) -> dict[str, Any]:
                     (
                         c.member,
                         opener(c.opener),
-                        None if c.pattern is None else c.pattern.pattern,
-                        c.pattern is not None and c.pattern.pattern == "(?!)",
+                        # (the data carries the pattern in the tables' syntax)
+                        None if c.pattern is None else table_pattern(c.pattern.pattern),
+                        c.pattern is not None and c.pattern.pattern == NEVER,
                         c.takes_rest,
                     )
                     for c in owned
@@ -278,5 +286,5 @@ def test_a_table_the_native_core_cannot_read_is_refused() -> None:
     spec = next(iter(compiled.opener_steps.values()))
     odd_block = Block(None, (Odd("odd", Lexicon(())),), spec.block.skip)
     odd = CompiledGrammar("odd", compiled.openers, None, {"<x>": COpener(odd_block, 0, False, None)}, None)
-    with pytest.raises(ValueError, match="not a region the native core reads: Odd"):
+    with pytest.raises(ValueError, match="not a region the grammar data has: Odd"):
         _native().Tables(odd)

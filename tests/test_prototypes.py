@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from support import normalize, run
+from support import armed, normalize, run
 from toolparse import (
     InvalidOptionError,
     InvalidToolError,
@@ -102,7 +102,7 @@ def test_parsers_of_one_prototype_are_apart() -> None:
     assert call.index == call_first.index == 0
     assert call.id != call_first.id  # (random ids of their own)
     fresh = StreamParser("qwen3-coder", WEATHER)
-    assert fresh.feed("Hi") == [TextDelta("Hi")] and fresh.lane == "text"
+    assert fresh.feed("Hi") == [TextDelta("Hi")] and fresh.lane == armed(fresh, "text")
 
 
 def test_seeded_parsers_draw_the_ids_of_a_parser_built_in_full(monkeypatch: pytest.MonkeyPatch) -> None:

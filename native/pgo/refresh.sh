@@ -12,22 +12,23 @@ profdata=${LLVM_PROFDATA:-$(command -v llvm-profdata-19 || command -v llvm-profd
 [ -n "$profdata" ] || { echo "no llvm-profdata: set LLVM_PROFDATA" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# (the flags of pyproject.toml's rustc-flags, less the profile, plus the counters)
-flags=$(python - "$root/pyproject.toml" <<'PY'
-import sys, tomllib
-with open(sys.argv[1], "rb") as f:
-    ext, = tomllib.load(f)["tool"]["setuptools-rust"]["ext-modules"]
-print(" ".join(flag for flag in ext["rustc-flags"] if "profile-use" not in flag))
-PY
-)
-# shellcheck disable=SC2086 # (the flags are words)
+# (setup.py's flags, with the counters in place of the profile, for every
+# crate of the workspace, as the real build gives them)
+flags=$(cd "$root" && python -c "
+import json, runpy, sys
+setup = runpy.run_path('setup.py', run_name='flags')
+print(json.dumps(setup['rustflags']('-Cprofile-generate=' + sys.argv[1])))
+" "$work/raw")
+# (the target named, so that the flags reach the extension's crates only, not
+# the build scripts and macros that run while it compiles)
+host=$(rustc -vV | sed -n 's/^host: //p')
 cargo rustc --lib --release --features extension-module --crate-type cdylib \
     --manifest-path "$root/native/Cargo.toml" --target-dir "$work/target" \
-    -- $flags -Cprofile-generate="$work/raw"
+    --target "$host" --config "build.rustflags=$flags"
 mkdir -p "$work/src"
 cp -r "$root/src/toolparse" "$work/src/"
 rm -f "$work"/src/toolparse/_native*.so
-cp "$work/target/release/lib_native.so" "$work/src/toolparse/_native$(python -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
+cp "$work/target/$host/release/lib_native.so" "$work/src/toolparse/_native$(python -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
 PYTHONPATH="$work/src" python "$root/native/pgo/workload.py"
 "$profdata" merge -o "$root/native/pgo/toolparse.profdata" "$work"/raw/*.profraw
 echo "wrote native/pgo/toolparse.profdata ($("$profdata" --version | grep -o 'version [0-9.]*'))"

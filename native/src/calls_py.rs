@@ -73,13 +73,17 @@ pub(crate) fn wide_of(text: &Bound<'_, PyString>) -> Vec<u8> {
 }
 
 pub(crate) fn push_wide(out: &mut Vec<u8>, text: &Bound<'_, PyString>) {
-    // SAFETY: `text` is a str and the GIL is held.
-    unsafe { crate::with_units!(text.as_ptr(), units => wide::push_units(out, units)) }
+    crate::with_units!(text, units => wide::push_units(out, units))
 }
 
 /// Generalized UTF-8 as a Python `str` (decoded with `surrogatepass`).
 pub(crate) fn py_of<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
-    // SAFETY: the pointer and length describe `bytes`; the GIL is held.
+    // SAFETY: the pointer and length describe `bytes`, alive for the call (the
+    // decoder copies them; a length of at most `isize::MAX`, as any slice's);
+    // the error handler's name is a NUL-terminated literal; `py` proves the GIL
+    // held. The result is a new reference or NULL with an exception set, which
+    // `from_owned_ptr_or_err` takes as such, and a new object of
+    // `PyUnicode_DecodeUTF8` is an exact `str`.
     unsafe {
         let obj = ffi::PyUnicode_DecodeUTF8(
             bytes.as_ptr().cast(),
@@ -498,10 +502,8 @@ impl PyMemberCall {
 
     /// The next decoded text of the current member.
     fn text(&mut self, py: Python<'_>, piece: &Bound<'_, PyString>) -> PyResult<()> {
-        let piece = piece.as_ptr();
-        // SAFETY: `piece` is a str (it stays alive for this call) and the GIL is held.
         self.run(py, |core, _| {
-            unsafe { crate::with_units!(piece, units => core.text(units)) };
+            crate::with_units!(piece, units => core.text(units));
             Ok(())
         })
     }

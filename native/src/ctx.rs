@@ -66,11 +66,10 @@ enum IdSource {
     Python,
 }
 
-/// The list of the read in progress, borrowed (null between reads).
-pub struct OutList(pub *mut pyo3::ffi::PyObject);
-
-// (safe: only read and written with the GIL held, by the engine that owns it)
-unsafe impl Send for OutList {}
+/// The list of the read in progress (None between reads). Held, not
+/// borrowed: a read that fails leaves it set, and a list held cannot be gone
+/// when a later event is appended to it (one reference more a read).
+pub struct OutList(pub Option<Py<PyList>>);
 
 /// The native side of a `CallContext` (see the module docs).
 pub struct Ctx {
@@ -149,7 +148,7 @@ impl Ctx {
             tools,
             coerce: obj.getattr(intern!(py, "coerce"))?.is_truthy()?,
             max_depth: obj.getattr(intern!(py, "max_depth"))?.extract()?,
-            out: OutList(std::ptr::null_mut()),
+            out: OutList(None),
         })
     }
 
@@ -169,7 +168,7 @@ impl Ctx {
             tools: self.tools.clone(),
             coerce: self.coerce,
             max_depth: self.max_depth,
-            out: OutList(std::ptr::null_mut()),
+            out: OutList(None),
         }
     }
 
@@ -223,10 +222,8 @@ impl Ctx {
         let IdSource::Native { keys, counter } = &mut self.ids else {
             // (the Python context appends the ToolCallStart to its `out`: this read's list)
             let obj = self.obj.bind(py);
-            if !self.out.0.is_null() {
-                // (safe: the read's list, alive while it runs)
-                let out = unsafe { Bound::from_borrowed_ptr(py, self.out.0) };
-                obj.setattr(intern!(py, "out"), out)?;
+            if let Some(out) = &self.out.0 {
+                obj.setattr(intern!(py, "out"), out.bind(py))?;
             }
             let started = obj.call_method1(intern!(py, "start"), (name,))?;
             return started.extract();
@@ -245,8 +242,9 @@ impl Ctx {
         *counter += 1;
         // "call_" + 24 hex digits (96 bits), as `_random_ids` writes them
         let id = call_id(high, low >> 32);
-        // (safe: ASCII, so UTF-8)
-        let id = PyString::new(py, unsafe { std::str::from_utf8_unchecked(&id) }).into_any();
+        // (ASCII, so UTF-8: the check of 29 bytes costs nothing a call can measure)
+        let id = std::str::from_utf8(&id).expect("call_id writes ASCII");
+        let id = PyString::new(py, id).into_any();
         self.emit(py, events::call_start(py, &index, &id, name)?)?;
         Ok((index.unbind(), id.unbind()))
     }
@@ -263,14 +261,10 @@ impl Ctx {
     pub fn emit(&self, py: Python<'_>, event: PyObject) -> PyResult<()> {
         // (a Bound: let go without pyo3's check for the GIL, a thread-local read)
         let event = event.into_bound(py);
-        if self.out.0.is_null() {
+        let Some(out) = &self.out.0 else {
             return Err(PyValueError::new_err("an event outside a read"));
-        }
-        // (safe: a list the read in progress holds, with the GIL held)
-        match unsafe { pyo3::ffi::PyList_Append(self.out.0, event.as_ptr()) } {
-            0 => Ok(()),
-            _ => Err(PyErr::fetch(py)),
-        }
+        };
+        out.bind(py).append(event)
     }
 
     /// `CallContext.member_plan(name, key, root)` (kept by the schema `root`
@@ -566,7 +560,7 @@ impl crate::calls_json::JsonHost for CallHost<'_, '_> {
         Ok(self
             .ctx
             .schema_of(name)
-            .map(|schema| crate::typer::SchemaTyper::new(py, schema.clone_ref(py), max_depth)))
+            .map(|schema| crate::typer::new_typer(schema.clone_ref(py), max_depth)))
     }
 
     fn coerce_held(

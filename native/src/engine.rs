@@ -221,35 +221,6 @@ pub fn points_of(text: &Bound<'_, PyString>) -> Vec<u32> {
     name_of(text).code_points()
 }
 
-fn is_high(c: u32) -> bool {
-    (0xD800..=0xDBFF).contains(&c)
-}
-
-fn is_low(c: u32) -> bool {
-    (0xDC00..=0xDFFF).contains(&c)
-}
-
-/// `join_surrogate_pairs`: UTF-16 surrogate pairs joined into the characters
-/// they encode; lone surrogates kept.
-pub fn join_surrogate_pairs(text: &mut Vec<u32>) {
-    if !text.iter().any(|&c| (0xD800..=0xDFFF).contains(&c)) {
-        return;
-    }
-    let mut out = Vec::with_capacity(text.len());
-    let mut k = 0;
-    while k < text.len() {
-        let c = text[k];
-        if is_high(c) && k + 1 < text.len() && is_low(text[k + 1]) {
-            out.push(0x10000 + ((c - 0xD800) << 10) + (text[k + 1] - 0xDC00));
-            k += 2;
-        } else {
-            out.push(c);
-            k += 1;
-        }
-    }
-    *text = out;
-}
-
 fn find_seq(text: &[u32], seq: &[u32], from: usize, to: usize) -> Option<usize> {
     let to = to.min(text.len());
     if seq.is_empty() || to < seq.len() {
@@ -403,7 +374,7 @@ fn spelled_of(scanner: &Bound<'_, PyAny>) -> PyResult<Arc<Spelled>> {
                 Bound<'_, PyString>,
                 (Bound<'_, PyAny>, Bound<'_, PyString>),
             ) = item.extract()?;
-            let tag = match rt::lexicon_terminal(&crate::tables::Terminal::read(&term)?) {
+            let tag = match rt::lexicon_terminal(&crate::tables::terminal_of(&term)?) {
                 Some(LTerminal::Tag(tag)) => tag,
                 _ => {
                     return Err(PyValueError::new_err(
@@ -640,9 +611,9 @@ impl Engine {
         text.extend(delta.iter().map(|&c| c.into()));
         if text[held..].iter().any(|&c| (0xD800..=0xDFFF).contains(&c)) {
             let mut joined = text.split_off(held);
-            join_surrogate_pairs(&mut joined);
+            crate::wide::join_surrogate_pairs(&mut joined);
             text.append(&mut joined);
-            if text.len() > held && text.last().is_some_and(|&c| is_high(c)) {
+            if text.len() > held && text.last().is_some_and(|&c| crate::wide::is_high(c)) {
                 // a UTF-16 pair split across deltas: wait for the low half
                 self.high_surrogate = text.pop();
             }
@@ -661,7 +632,7 @@ impl Engine {
             self.held.extend_from_slice(&text);
             self.buffer = text;
         }
-        self.ctx.out = crate::ctx::OutList(std::ptr::null_mut()); // (the read is over)
+        self.ctx.out = crate::ctx::OutList(None); // (the read is over)
         self.lane = self.next_lane(py)?;
         Ok(out)
     }
@@ -688,13 +659,13 @@ impl Engine {
         if self.opts.collapse {
             out = collapsed(py, &out)?;
         }
-        self.ctx.out = crate::ctx::OutList(std::ptr::null_mut()); // (the stream is over)
+        self.ctx.out = crate::ctx::OutList(None); // (the stream is over)
         Ok(out)
     }
 
     fn set_out(&mut self, _py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<()> {
-        // (borrowed: the list outlives the read; cleared when the read ends)
-        self.ctx.out = crate::ctx::OutList(out.as_ptr());
+        // (cleared when the read ends)
+        self.ctx.out = crate::ctx::OutList(Some(out.clone().unbind()));
         Ok(())
     }
 

@@ -41,15 +41,32 @@ fn event_class(events: &Bound<'_, PyModule>, name: &str, fields: &[&str]) -> PyR
     let mut offsets = Vec::with_capacity(fields.len());
     for field in fields {
         let descriptor = dict.get_item(field)?;
-        // (a member descriptor of an object slot: its offset is where the slot lies)
+        // (a member descriptor of an object slot: its offset is where the slot
+        // lies in an instance of `class`, checked to be there)
+        let tp = class.as_ptr().cast::<ffi::PyTypeObject>();
+        let d = descriptor.as_ptr();
+        // SAFETY: the GIL is held (`class`'s token) and `class`, `descriptor`
+        // are alive (bound here). `class` is a type (downcast above), so its
+        // struct is read for `tp_basicsize`. `d` is read as a member
+        // descriptor only when its type is exactly `member_descriptor`, whose
+        // instances are `PyMemberDescrObject`s (descrobject.h, 3.11 to 3.13)
+        // pointing at their `PyMemberDef`, alive as long as the type that
+        // defines the member, a base of `class` (checked, and kept alive by
+        // it). (pyo3-ffi 0.25 types `d_member` as a `PyGetSetDef`: CPython's is
+        // a `PyMemberDef`, as cast.)
         let offset = unsafe {
-            let d = descriptor.as_ptr();
-            if ffi::Py_TYPE(d) != std::ptr::addr_of_mut!(ffi::PyMemberDescr_Type) {
+            if ffi::Py_TYPE(d) != std::ptr::addr_of_mut!(ffi::PyMemberDescr_Type)
+                || ffi::PyType_IsSubtype(tp, (*d.cast::<ffi::PyDescrObject>()).d_type) == 0
+            {
                 None
             } else {
                 let member =
-                    (*(d as *mut ffi::PyMemberDescrObject)).d_member as *const ffi::PyMemberDef;
-                ((*member).type_code == T_OBJECT_EX).then_some((*member).offset)
+                    (*d.cast::<ffi::PyMemberDescrObject>()).d_member as *const ffi::PyMemberDef;
+                let at = (*member).offset;
+                let fits = at >= std::mem::size_of::<ffi::PyObject>() as isize
+                    && at + std::mem::size_of::<*mut ffi::PyObject>() as isize
+                        <= (*tp).tp_basicsize;
+                ((*member).type_code == T_OBJECT_EX && fits).then_some(at)
             }
         };
         match offset {
@@ -123,8 +140,19 @@ fn classes(py: Python<'_>) -> PyResult<&EventClasses> {
 #[inline(always)] // (the text lane's path: one stretch of code, see Engine::feed)
 fn build(py: Python<'_>, class: &EventClass, values: &[&Bound<'_, PyAny>]) -> PyResult<PyObject> {
     debug_assert_eq!(values.len(), class.offsets.len());
+    let tp = class.class.as_ptr().cast::<ffi::PyTypeObject>();
+    // SAFETY: the GIL is held (`py`). `tp` is a type, alive while `CLASSES`
+    // holds it; its allocator (`object.__new__`'s: `PyType_GenericAlloc` for
+    // these dataclasses) returns a new reference to a zeroed instance of
+    // `tp_basicsize` bytes, or NULL with an exception set. Each offset was
+    // checked by `event_class` to hold a whole object pointer inside that
+    // size, at a `T_OBJECT_EX` member of `tp` or a base: each is written once,
+    // while empty (NULL, so nothing is leaked), with a new reference to a live
+    // object, as the member's `__set__` would write it; nothing runs between
+    // the allocation and the writes that could see the instance half filled
+    // (an incref runs no code, and the collector runs only when an object is
+    // allocated). The instance is then owned by the returned `PyObject`.
     unsafe {
-        let tp = class.class.as_ptr() as *mut ffi::PyTypeObject;
         let alloc = (*tp).tp_alloc.unwrap_or(ffi::PyType_GenericAlloc);
         let obj = alloc(tp, 0); // (slots zeroed: empty)
         if obj.is_null() {
@@ -132,7 +160,7 @@ fn build(py: Python<'_>, class: &EventClass, values: &[&Bound<'_, PyAny>]) -> Py
         }
         for (&offset, value) in class.offsets.iter().zip(values) {
             // (what the member descriptor's __set__ does to an empty slot)
-            *((obj as *mut u8).offset(offset) as *mut *mut ffi::PyObject) =
+            *(obj.cast::<u8>().offset(offset).cast::<*mut ffi::PyObject>()) =
                 (*value).clone().into_ptr();
         }
         Ok(PyObject::from_owned_ptr(py, obj))
@@ -142,6 +170,11 @@ fn build(py: Python<'_>, class: &EventClass, values: &[&Bound<'_, PyAny>]) -> Py
 /// `[event]`.
 #[inline(always)] // (the text lane's path: one stretch of code, see Engine::feed)
 pub fn alone(py: Python<'_>, event: PyObject) -> PyResult<Bound<'_, PyList>> {
+    // SAFETY: the GIL is held (`py`). `PyList_New(1)` returns a new list whose
+    // one item is NULL, or NULL with an exception set; `PyList_SET_ITEM` fills
+    // index 0 (in bounds) of that list, which no one else sees yet, stealing
+    // `event`'s reference (given up by `into_ptr`); the list is then owned by
+    // the returned `Bound`, an exact list.
     unsafe {
         let list = ffi::PyList_New(1);
         if list.is_null() {

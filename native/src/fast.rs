@@ -314,10 +314,9 @@ impl Engine {
     ) -> PyResult<Bound<'py, PyList>> {
         match self.through_lane(py, delta)? {
             Taken::Events(events) => Ok(events),
-            // (safe: a str, with the GIL held)
-            Taken::Read(after_lane) => unsafe {
-                crate::with_units!(delta.as_ptr(), units => self.read(py, units, after_lane))
-            },
+            Taken::Read(after_lane) => {
+                crate::with_units!(delta, units => self.read(py, units, after_lane))
+            }
         }
     }
 
@@ -325,15 +324,8 @@ impl Engine {
     /// unprintable rule, its pattern).
     fn takes(&self, lane: &Lane, delta: &Bound<'_, PyString>) -> bool {
         let call_ends = &self.call_ends;
-        // (safe: a str, with the GIL held)
-        unsafe {
-            let text = delta.as_ptr();
-            if pyo3::ffi::PyUnicode_KIND(text) == pyo3::ffi::PyUnicode_1BYTE_KIND
-                && lane.pattern.is_none()
-            {
-                let n = pyo3::ffi::PyUnicode_GET_LENGTH(text) as usize;
-                let bytes =
-                    std::slice::from_raw_parts(pyo3::ffi::PyUnicode_DATA(text) as *const u8, n);
+        if lane.pattern.is_none() {
+            if let Some(bytes) = latin1_bytes(delta) {
                 // (the text lane: what `still_plain` would take as it stands, a
                 // stop that begins no literal passed over)
                 if lane.latin1.takes(bytes)
@@ -350,17 +342,17 @@ impl Engine {
                     return false;
                 }
             }
-            crate::with_units!(delta.as_ptr(), units => {
-                match look(units, &lane.stops, lane.unprintable) {
-                    Look::Stops => false,
-                    Look::AskPython if !all_printable(units) => false,
-                    _ => lane
-                        .pattern
-                        .as_ref()
-                        .is_none_or(|p| !pattern_found(units, p, call_ends)),
-                }
-            })
         }
+        crate::with_units!(delta, units => {
+            match look(units, &lane.stops, lane.unprintable) {
+                Look::Stops => false,
+                Look::AskPython if !all_printable(units) => false,
+                _ => lane
+                    .pattern
+                    .as_ref()
+                    .is_none_or(|p| !pattern_found(units, p, call_ends)),
+            }
+        })
     }
 
     fn through_lane<'py>(
@@ -372,8 +364,7 @@ impl Engine {
             return Ok(Taken::Read(false));
         };
         let kind = lane.kind;
-        // (safe: a str)
-        let n = unsafe { pyo3::ffi::PyUnicode_GET_LENGTH(delta.as_ptr()) } as i64;
+        let n = crate::units(delta).len() as i64;
         if self.takes(lane, delta) {
             if kind == LaneKind::Text {
                 if let Some(held) = lane.held {
@@ -397,13 +388,8 @@ impl Engine {
             match kind {
                 LaneKind::Gather => {
                     // read later, with the delta that decides
-                    // (safe: a str, with the GIL held)
                     let gathered = &mut self.gathered;
-                    unsafe {
-                        crate::with_units!(delta.as_ptr(), units => {
-                            extend_points(gathered, units)
-                        })
-                    };
+                    crate::with_units!(delta, units => extend_points(gathered, units));
                     return Ok(Taken::Events(PyList::empty(py)));
                 }
                 LaneKind::Reasoning => return self.take_reasoning(py, delta).map(Taken::Events),
@@ -630,8 +616,7 @@ impl Engine {
             self.release_held();
             return self.lengthens_prefix(py, delta);
         }
-        // (safe: a str, with the GIL held)
-        let bytes = unsafe { latin1_bytes(delta) };
+        let bytes = latin1_bytes(delta);
         let (end, n) = match bytes {
             // (prose ending in an opener's first character: the search's answer,
             // without it; the character held in the lane)
@@ -652,11 +637,10 @@ impl Engine {
                 (Some(bytes.len() - 1), bytes.len())
             }
             // (read in place: most such deltas are text as they stand)
-            // (safe: a str, with the GIL held)
-            _ => unsafe {
+            _ => {
                 let openers = self.plain_openers(lane.code);
-                crate::with_units!(delta.as_ptr(), units => (plain_up_to(units, openers), units.len()))
-            },
+                crate::with_units!(delta, units => (plain_up_to(units, openers), units.len()))
+            }
         };
         let Some(end) = end else {
             return Ok(None);
@@ -668,10 +652,7 @@ impl Engine {
                 return Ok(None);
             };
             self.held.clear();
-            // (safe: a str, with the GIL held)
-            unsafe {
-                crate::with_units!(delta.as_ptr(), units => extend_points(&mut self.held, &units[end..]))
-            };
+            crate::with_units!(delta, units => extend_points(&mut self.held, &units[end..]));
             if !prefixes.contains(&self.held) {
                 self.held.clear();
                 return Ok(None);
@@ -702,8 +683,7 @@ impl Engine {
         if let Some(lane) = self.lane.as_mut() {
             lane.held = Some(last);
         }
-        // (safe: a str)
-        let end = unsafe { pyo3::ffi::PyUnicode_GET_LENGTH(delta.as_ptr()) } as usize - 1;
+        let end = crate::units(delta).len() - 1;
         if end == 0 {
             return Ok(PyList::empty(py));
         }
@@ -739,8 +719,7 @@ impl Engine {
         let Some(lane) = self.lane.as_ref() else {
             return Ok(None);
         };
-        // (safe: a str, with the GIL held)
-        let bytes = unsafe { latin1_bytes(delta) }.filter(|bytes| {
+        let bytes = latin1_bytes(delta).filter(|bytes| {
             bytes.first().is_some_and(|&next| {
                 lane.prefixes
                     .as_ref()
@@ -801,8 +780,7 @@ impl Engine {
         text.extend_from_slice(&self.held);
         text.extend_from_slice(&self.gathered);
         let start = text.len();
-        // (safe: a str, with the GIL held)
-        unsafe { crate::with_units!(delta.as_ptr(), units => extend_points(&mut text, units)) };
+        crate::with_units!(delta, units => extend_points(&mut text, units));
         let closes = self
             .current_ref()
             .is_some_and(|machine| machine.only_closes_value(&text, start, &self.call_ends));
@@ -826,10 +804,7 @@ impl Engine {
     ) -> PyResult<Option<Bound<'py, PyList>>> {
         self.bug(py, "prefix")?;
         let start = self.prefix.len();
-        // (safe: a str, with the GIL held)
-        unsafe {
-            crate::with_units!(delta.as_ptr(), units => extend_points(&mut self.prefix, units))
-        };
+        crate::with_units!(delta, units => extend_points(&mut self.prefix, units));
         let held = self
             .lane
             .as_ref()
@@ -952,15 +927,12 @@ impl Engine {
         let args = machine
             .and_then(|at| machines.get_mut(at))
             .and_then(Machine::args_mut);
-        // (safe: a str, with the GIL held)
-        unsafe {
-            crate::with_units!(delta.as_ptr(), units => {
-                raw.extend(units);
-                if let Some(args) = args {
-                    args.push_units(units);
-                }
-            })
-        };
+        crate::with_units!(delta, units => {
+            raw.extend(units);
+            if let Some(args) = args {
+                args.push_units(units);
+            }
+        });
         self.string_delta(py, delta)
     }
 
@@ -973,24 +945,20 @@ impl Engine {
         delta: &Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyList>> {
         self.bug(py, "value sink")?;
-        // (safe: a str, with the GIL held)
-        let escapes = unsafe { crate::with_units!(delta.as_ptr(), units => has_escapes(units)) };
+        let escapes = crate::with_units!(delta, units => has_escapes(units));
         if !escapes {
             return self.streamed_as_is(py, delta);
         }
         // (read in place, its JSON in the engine's own buffer: no allocation)
         let mut encoded = std::mem::take(&mut self.scratch_utf8);
         encoded.clear();
-        // (safe: a str, with the GIL held)
-        let events = unsafe {
-            crate::with_units!(delta.as_ptr(), units => {
-                crate::scan::json_encode_into(units, &mut encoded);
-                let piece = PyString::new(py, &encoded);
-                piece
-                    .len()
-                    .and_then(|chars| self.streamed(py, units, Piece::Text(&encoded, chars), &piece))
-            })
-        };
+        let events = crate::with_units!(delta, units => {
+            crate::scan::json_encode_into(units, &mut encoded);
+            let piece = PyString::new(py, &encoded);
+            piece
+                .len()
+                .and_then(|chars| self.streamed(py, units, Piece::Text(&encoded, chars), &piece))
+        });
         self.scratch_utf8 = encoded;
         events
     }
@@ -1010,8 +978,7 @@ impl Engine {
         let mut text = std::mem::take(&mut self.scratch);
         text.clear();
         text.extend_from_slice(&self.kept);
-        // (safe: a str, with the GIL held)
-        unsafe { crate::with_units!(delta.as_ptr(), units => extend_points(&mut text, units)) };
+        crate::with_units!(delta, units => extend_points(&mut text, units));
         let taken = self.string_text(py, value, &text);
         self.scratch = text;
         taken
@@ -1149,14 +1116,13 @@ fn plain_up_to<T: Unit>(text: &[T], literals: Option<&crate::scan::Literals>) ->
     }
 }
 
-/// The text of `text`, where it is stored a byte a code point. Unsafe: `text`
-/// must be a `str`, the GIL held.
-unsafe fn latin1_bytes<'a>(text: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
-    let text = text.as_ptr();
-    (pyo3::ffi::PyUnicode_KIND(text) == pyo3::ffi::PyUnicode_1BYTE_KIND).then(|| {
-        let n = pyo3::ffi::PyUnicode_GET_LENGTH(text) as usize;
-        std::slice::from_raw_parts(pyo3::ffi::PyUnicode_DATA(text) as *const u8, n)
-    })
+/// The text of `text`, where it is stored a byte a code point.
+#[inline(always)]
+fn latin1_bytes<'a>(text: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
+    match crate::units(text) {
+        crate::lexicon::Name::U8(bytes) => Some(bytes),
+        _ => None,
+    }
 }
 
 /// The string of `first` then `rest` (code points below 256).
@@ -1164,7 +1130,13 @@ fn joined_latin1<'py>(py: Python<'py>, first: u8, rest: &[u8]) -> PyResult<Bound
     let n = rest.len() + 1;
     let widest = rest.iter().fold(first, |a, &b| a | b);
     let most = if widest < 0x80 { 0x7F } else { 0xFF };
-    // (safe: a new string of that many code points, each written before it is seen)
+    // SAFETY: the GIL is held (`py`). `PyUnicode_New(n, most)` returns a new
+    // compact `str` of `n` code points stored a byte each (`most` below 256),
+    // or NULL with an exception set (taken as an error). Its data, `n` bytes
+    // (and a NUL), is written whole before anyone sees the string: `first`,
+    // then the `n - 1` bytes of `rest`, a slice that cannot overlap a new
+    // object. Every byte is at most `most` (their OR is), as a canonical
+    // string must be: ASCII when `most` is 0x7F.
     unsafe {
         let obj = pyo3::ffi::PyUnicode_New(n as pyo3::ffi::Py_ssize_t, most);
         let text = Bound::from_owned_ptr_or_err(py, obj)?;
@@ -1181,7 +1153,11 @@ fn substring<'py>(
     text: &Bound<'py, PyString>,
     end: usize,
 ) -> PyResult<Bound<'py, PyString>> {
-    // (safe: a str, with the GIL held; the result is a new reference or NULL)
+    // SAFETY: the GIL is held (`py`) and `text` is a live `str`;
+    // `PyUnicode_Substring` checks its bounds and returns a new reference to
+    // an exact `str` (or `text` itself when it is one and `end` is its
+    // length: `downcast_into_unchecked` then only restates it is a `str`), or
+    // NULL with an exception set.
     unsafe {
         let piece = pyo3::ffi::PyUnicode_Substring(text.as_ptr(), 0, end as pyo3::ffi::Py_ssize_t);
         Ok(Bound::from_owned_ptr_or_err(py, piece)?.downcast_into_unchecked())

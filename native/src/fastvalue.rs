@@ -732,7 +732,10 @@ fn int_of_decimal<'py>(py: Python<'py>, decimal: &Decimal) -> PyResult<Option<Bo
     let Ok(text) = std::ffi::CString::new(decimal.written_text()) else {
         return Ok(None);
     };
-    // SAFETY: a NUL-terminated string; the GIL is held.
+    // SAFETY: the GIL is held (`py`); `text` is a NUL-terminated string, alive
+    // for the call (`PyLong_FromString` reads it, keeps nothing); `pend` may be
+    // NULL and 10 is a valid base. The result is a new reference or NULL with
+    // an exception set, which `from_owned_ptr_or_err` takes as such.
     let made = unsafe {
         Bound::from_owned_ptr_or_err(
             py,
@@ -747,7 +750,9 @@ fn int_of_float(py: Python<'_>, x: f64) -> PyResult<Bound<'_, PyAny>> {
     if x.abs() < 9.0e15 {
         return Ok((x as i64).into_pyobject(py)?.into_any());
     }
-    // SAFETY: the GIL is held.
+    // SAFETY: the GIL is held (`py`); `PyLong_FromDouble` takes any double (an
+    // infinity or a NaN sets an exception) and returns a new reference or NULL
+    // with an exception set, which `from_owned_ptr_or_err` takes as such.
     unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyLong_FromDouble(x)) }
 }
 
@@ -928,9 +933,7 @@ impl<'py> Coercer<'py> {
         }
         if kind == Kind::String {
             let text = value.downcast::<PyString>()?;
-            // SAFETY: `text` is a str and the GIL is held.
-            let decision =
-                unsafe { crate::with_units!(text.as_ptr(), units => decide(units, kinds)) };
+            let decision = crate::with_units!(text, units => decide(units, kinds));
             if decision == Decision::Decline && kinds.has(Kind::Object) && !kinds.has(Kind::Array) {
                 // (declined at the object: `from_string` parses it as JSON)
                 return self.object_of_json(text, schema.as_ref(), path, depth);
@@ -1013,8 +1016,7 @@ impl<'py> Coercer<'py> {
         path: &[u8],
     ) -> Coercion<'py> {
         let py = self.py;
-        // SAFETY: `text` is a str and the GIL is held.
-        let got = || unsafe { crate::with_units!(text.as_ptr(), units => describe_text(units)) };
+        let got = || crate::with_units!(text, units => describe_text(units));
         let same = || Some(text.clone().into_any());
         Ok(match decision {
             Decision::AsIs => same(),
@@ -1074,18 +1076,14 @@ impl<'py> Coercer<'py> {
         depth: usize,
     ) -> Coercion<'py> {
         let mut written = Vec::new();
-        // SAFETY: `text` is a str and the GIL is held.
-        unsafe {
-            crate::with_units!(text.as_ptr(), units => wide::push_units(&mut written, stripped(units)))
-        };
+        crate::with_units!(text, units => wide::push_units(&mut written, stripped(units)));
         let Some(parsed) = loads_native(self.py, &written)? else {
             return Ok(None);
         };
         let Ok(parsed) = parsed.into_bound(self.py).downcast_into_exact::<PyDict>() else {
             return Ok(None);
         };
-        // SAFETY: as above.
-        let got = unsafe { crate::with_units!(text.as_ptr(), units => describe_text(units)) };
+        let got = crate::with_units!(text, units => describe_text(units));
         self.report(path, "object", &got, "parsed as JSON")?;
         self.object(&parsed, schema, path, depth)
     }
@@ -1097,9 +1095,7 @@ impl<'py> Coercer<'py> {
         };
         if kind == Kind::String {
             let text = value.downcast::<PyString>()?;
-            // SAFETY: `text` is a str and the GIL is held.
-            let decision =
-                unsafe { crate::with_units!(text.as_ptr(), units => decide_no_schema(units)) };
+            let decision = crate::with_units!(text, units => decide_no_schema(units));
             return self.decided(text, decision, Kinds::ANY, path);
         }
         if depth > COERCE_MAX_DEPTH {
@@ -1262,10 +1258,9 @@ fn item_path(path: &[u8], k: usize) -> Vec<u8> {
 /// raise or write something else (an int `str()` refuses).
 fn describe(value: &Bound<'_, PyAny>) -> PyResult<Option<Vec<u8>>> {
     if let Ok(text) = value.downcast_exact::<PyString>() {
-        // SAFETY: `text` is a str and the GIL is held.
-        return Ok(Some(unsafe {
-            crate::with_units!(text.as_ptr(), units => describe_text(units))
-        }));
+        return Ok(Some(
+            crate::with_units!(text, units => describe_text(units)),
+        ));
     }
     if value.is_exact_instance_of::<pyo3::types::PyInt>() {
         return Ok(int_text(value).map(String::into_bytes));
@@ -1353,11 +1348,9 @@ fn encode(
     separators: &Separators,
     depth: usize,
 ) -> PyResult<bool> {
-    let py = value.py();
     if let Ok(text) = value.downcast_exact::<PyString>() {
         out.push(b'"');
-        // SAFETY: `text` is a str and the GIL is held.
-        unsafe { crate::with_units!(text.as_ptr(), units => push_json_units(out, units)) };
+        crate::with_units!(text, units => push_json_units(out, units));
         out.push(b'"');
         return Ok(true);
     }
@@ -1376,11 +1369,10 @@ fn encode(
             let _ = write!(out, "{small}");
             return Ok(true);
         }
-        // SAFETY: `value` is an int and the GIL is held (`int.__repr__`).
-        let text = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyObject_Repr(value.as_ptr())) };
-        return Ok(match text {
+        // (`int.__repr__`: `repr` is `PyObject_Repr`)
+        return Ok(match value.repr() {
             Ok(text) => {
-                crate::calls_py::push_wide(out, text.downcast::<PyString>()?);
+                crate::calls_py::push_wide(out, &text);
                 true
             }
             Err(_) => false,
@@ -1847,8 +1839,7 @@ fn _fragment_text<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyString>,
 ) -> PyResult<Option<Bound<'py, PyString>>> {
-    // SAFETY: `text` is a str and the GIL is held.
-    let decoded = unsafe { crate::with_units!(text.as_ptr(), units => fragment_text(units)) };
+    let decoded = crate::with_units!(text, units => fragment_text(units));
     decoded
         .map(|points| new_str(py, Name::U32(&points)))
         .transpose()

@@ -17,8 +17,17 @@ use pyo3::PyVisit;
 /// rule, with a borrow from the garbage collector's `__traverse__` too).
 pub struct Held<T>(RefCell<T>);
 
-// (safe: every access proves that the GIL is held, by a `Python` token or by
-// a `PyVisit`, which only the garbage collector holds; as `GILProtected`)
+// SAFETY: as `GILProtected`'s: every access to the `RefCell` proves the GIL
+// held, by a `Python` token (`borrow`, `borrow_mut`, `set`) or by a `PyVisit`,
+// which PyO3 makes only inside `tp_traverse`, where the collector holds the GIL.
+// So only one thread at a time touches the cell, and the GIL's hand-over
+// between threads orders their accesses (it is a lock); a thread that gets
+// the GIL while another's borrow is open (that one called into Python, which
+// let the GIL go) sees the borrow flag and gets an error, never an alias.
+// `T: Send`, as a `&mut T` may then be used on any thread. (The module does
+// not declare itself free of the GIL, PyO3's default: a free-threaded CPython
+// turns the GIL back on when it imports it, unless the user forces it off
+// with `PYTHON_GIL=0`, at their own risk, as for any such module.)
 unsafe impl<T: Send> Sync for Held<T> {}
 
 impl<T> Held<T> {

@@ -8,34 +8,89 @@
 //! What is native today: the per-delta path (`Shell.feed`), with the engine's
 //! lanes (`Lane`, decided by [`scan`]) and the events they build.
 
-/// `$body` with `$units` bound to the code points of the Python `str` at
-/// `$text` (one, two or four bytes each, as PEP 393 stores them): the body is
-/// compiled for each width. Unsafe: `$text` must be a `str`, the GIL held.
+// Every `unsafe` in this crate says why it is sound (`// SAFETY:` above the
+// block, `# Safety` on an `unsafe fn`), and each unsafe operation inside an
+// `unsafe fn` is in a block of its own with its own note: clippy checks both.
+#![deny(clippy::undocumented_unsafe_blocks)]
+#![deny(clippy::missing_safety_doc)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+/// `$body` with `$units` bound to the code points of `$text`, a
+/// `&Bound<PyString>` (one, two or four bytes each, as PEP 393 stores them):
+/// the body is compiled for each width. Safe: see [`units`].
 #[macro_export]
 macro_rules! with_units {
-    ($text:expr, $units:ident => $body:expr) => {{
-        let text: *mut pyo3::ffi::PyObject = $text;
-        let n = pyo3::ffi::PyUnicode_GET_LENGTH(text) as usize;
-        let data = pyo3::ffi::PyUnicode_DATA(text);
-        match pyo3::ffi::PyUnicode_KIND(text) {
-            pyo3::ffi::PyUnicode_1BYTE_KIND => {
-                let $units = std::slice::from_raw_parts(data as *const u8, n);
-                $body
-            }
-            pyo3::ffi::PyUnicode_2BYTE_KIND => {
-                let $units = std::slice::from_raw_parts(data as *const u16, n);
-                $body
-            }
-            _ => {
-                let $units = std::slice::from_raw_parts(data as *const u32, n);
-                $body
-            }
+    ($text:expr, $units:ident => $body:expr) => {
+        match $crate::units($text) {
+            $crate::lexicon::Name::U8($units) => $body,
+            $crate::lexicon::Name::U16($units) => $body,
+            $crate::lexicon::Name::U32($units) => $body,
         }
-    }};
+    };
 }
 
-pub mod calls;
-pub mod calls_json;
+/// The code points of the Python `str` `text`, in place (one, two or four
+/// bytes each, as PEP 393 stores them), for as long as `text` is borrowed.
+#[inline(always)]
+pub fn units<'a>(text: &'a Bound<'_, pyo3::types::PyString>) -> lexicon::Name<'a> {
+    // SAFETY: a `Bound<PyString>` is a `str` (exact or a subclass, which has
+    // the same PEP 393 layout), held by a reference that outlives the borrow
+    // `'a`, and its `Python` token proves the GIL held; `units_at` asks no more.
+    unsafe { units_at(text.as_ptr()) }
+}
+
+/// [`units`] of the object at `text`, for a `str` only a raw pointer
+/// reaches (an item borrowed from a tuple).
+///
+/// # Safety
+///
+/// `text` must point to a `str` object (exact or a subclass), the GIL must be
+/// held, and the object must stay alive for `'a` through a reference someone
+/// else holds. (Its code points then cannot change during `'a`: CPython writes
+/// into a `str` only while building it, or in place when one reference alone
+/// holds it, as `s += t` does; `PyString::data` rests on the same.)
+#[inline(always)]
+pub unsafe fn units_at<'a>(text: *mut pyo3::ffi::PyObject) -> lexicon::Name<'a> {
+    use lexicon::Name;
+    use pyo3::ffi;
+    // SAFETY: `text` is a `str` and the GIL is held (the caller's contract).
+    // Under 3.11 a string made by the legacy `Py_UNICODE` API may not have
+    // its PEP 393 form yet: `PyUnicode_READY` makes it (0 for every other
+    // string, and always under 3.12 and later, which have no such strings).
+    if unsafe { ffi::PyUnicode_READY(text) } != 0 {
+        // SAFETY: the GIL is held (the caller's contract).
+        unsafe { unready() }
+    }
+    // SAFETY: a ready `str` with the GIL held: its length, its kind (1, 2 or
+    // 4, nothing else once ready) and its data (never null once ready, even
+    // when empty: the data ends with a NUL) are read as CPython's own macros
+    // read them, and the data holds `n` code points of that width, alive and
+    // unchanged for `'a` (the caller's contract).
+    unsafe {
+        let n = ffi::PyUnicode_GET_LENGTH(text) as usize;
+        let data = ffi::PyUnicode_DATA(text);
+        match ffi::PyUnicode_KIND(text) {
+            ffi::PyUnicode_1BYTE_KIND => Name::U8(std::slice::from_raw_parts(data.cast(), n)),
+            ffi::PyUnicode_2BYTE_KIND => Name::U16(std::slice::from_raw_parts(data.cast(), n)),
+            _ => Name::U32(std::slice::from_raw_parts(data.cast(), n)),
+        }
+    }
+}
+
+/// A `str` `PyUnicode_READY` failed on (under 3.11 only a failed allocation):
+/// loud, as a panic is at every boundary; out of line, off the hot path.
+///
+/// # Safety
+///
+/// The GIL must be held.
+#[cold]
+#[inline(never)]
+unsafe fn unready() -> ! {
+    // SAFETY: the GIL is held (this function's contract).
+    let err = PyErr::fetch(unsafe { Python::assume_gil_acquired() });
+    panic!("a str whose code points could not be read: {err}");
+}
+
 pub mod calls_py;
 pub mod ctx;
 pub mod engine;
@@ -47,6 +102,7 @@ pub mod kept;
 pub mod machine;
 pub mod points;
 pub mod printable;
+pub mod pycoerce;
 pub mod pyengine;
 pub mod pyjson;
 pub mod pylexicon;
@@ -61,8 +117,8 @@ pub mod typer;
 
 // (the core's modules, under the names the binding's modules use for them)
 pub use toolparse_core::{
-    entities, fxhash, json, lexicon, markers, pieces, prefixes, scan, tags, text, typing, value,
-    wide,
+    calls, calls_json, entities, fxhash, json, lexicon, markers, pieces, prefixes, scan, tags,
+    text, typing, value, wide,
 };
 
 use pyo3::prelude::*;
@@ -77,6 +133,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // (the core's readers say what this interpreter's `str.isprintable` says)
+    toolparse_core::printable::use_test(printable::interpreter_is_printable);
     m.add_class::<calls_py::PyMemberCall>()?;
     m.add_class::<calls_py::CallArgs>()?;
     m.add_class::<pyengine::Core>()?;
@@ -90,6 +148,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pyvalue::PyValueReader>()?;
     pyjson::register(m)?;
     pyliteral::add_functions(m)?;
+    pycoerce::add_functions(m)?;
     // (the engine's bounds, which the tests compare with the reference's)
     m.add("THOUGHT_WINDOW", engine::THOUGHT_WINDOW)?;
     m.add("GATHER", engine::GATHER)?;
@@ -100,4 +159,30 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TRIAL", engine::TRIAL)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pyo3::types::PyString;
+
+    #[test]
+    fn units_read_every_width_and_a_subclass_in_place() {
+        pyo3::prepare_freethreaded_python();
+        Python::with_gil(|py| {
+            let sub = py
+                .eval(c"type('Sub', (str,), {})", None, None)
+                .expect("a subclass of str");
+            for text in ["", "ascii", "café ÿ", "Ω ≠ ∞", "emoji 🙂 and 𝕏"] {
+                let points: Vec<u32> = text.chars().map(u32::from).collect();
+                let plain = PyString::new(py, text);
+                assert_eq!(units(&plain).code_points(), points);
+                assert_eq!(with_units!(&plain, u => u.len()), points.len());
+                // (a subclass's characters lie apart from the object)
+                let other = sub.call1((text,)).expect("an instance");
+                let other = other.downcast::<PyString>().expect("a str");
+                assert_eq!(units(other).code_points(), points);
+            }
+        });
+    }
 }

@@ -15,7 +15,6 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::PyValueError;
-use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
@@ -30,16 +29,9 @@ use crate::pyengine::panicked;
 use crate::typing::ValueTyper;
 use crate::wide;
 
-extern "C" {
-    /// CPython's own test behind `str.isprintable` (`Py_UNICODE_ISPRINTABLE`),
-    /// from the interpreter the extension is loaded into.
-    fn _PyUnicode_IsPrintable(ch: ffi::Py_UCS4) -> std::os::raw::c_int;
-}
-
 /// `chr(c).isprintable()`, as [`JsonSyntaxError::message`] needs it.
 pub fn printable(c: u32) -> bool {
-    // SAFETY: a plain function of a code point (any u32 is read as one).
-    unsafe { _PyUnicode_IsPrintable(c) != 0 }
+    crate::printable::is_printable(c)
 }
 
 /// The Python functions and classes the bindings call, looked up once.
@@ -276,11 +268,10 @@ impl PyJsonRewriter {
     /// Read from `text[i:]`; return the index after the root value, or `len(text)`.
     #[pyo3(signature = (text, i = 0))]
     fn feed(&mut self, py: Python<'_>, text: &Bound<'_, PyString>, i: usize) -> PyResult<usize> {
-        let text = text.as_ptr();
-        // SAFETY: `text` is a str, alive for this call; the GIL is held.
-        self.run(py, |core, router| unsafe {
-            crate::with_units!(text, units => core.feed(units, i, router))
-        })
+        self.run(
+            py,
+            |core, router| crate::with_units!(text, units => core.feed(units, i, router)),
+        )
     }
 
     /// At end of input: complete what can be completed; True if the value is whole.
@@ -335,11 +326,9 @@ fn parse_value<'py>(
     text: &Bound<'py, PyString>,
     max_depth: usize,
 ) -> PyResult<Option<Bound<'py, PyString>>> {
-    let ptr = text.as_ptr();
-    // SAFETY: `text` is a str, alive for this call; the GIL is held.
-    let parsed = catch_unwind(|| unsafe {
-        crate::with_units!(ptr, units => json::parse_value(units, max_depth))
-    })
+    let parsed = catch_unwind(AssertUnwindSafe(
+        || crate::with_units!(text, units => json::parse_value(units, max_depth)),
+    ))
     .map_err(panicked)?;
     parsed.map(|p| py_of(py, &p)).transpose()
 }
@@ -375,9 +364,7 @@ fn json_match(pattern: &str, text: &Bound<'_, PyString>, i: usize) -> PyResult<O
             _ => return None,
         })
     }
-    let ptr = text.as_ptr();
-    // SAFETY: `text` is a str, alive for this call; the GIL is held.
-    let found = unsafe { crate::with_units!(ptr, units => scan(pattern, units, i)) };
+    let found = crate::with_units!(text, units => scan(pattern, units, i));
     found.ok_or_else(|| PyValueError::new_err(format!("no pattern named {pattern}")))
 }
 
@@ -592,10 +579,8 @@ impl PyJsonCall {
     /// `call.reader.feed(text, i)`.
     #[pyo3(signature = (text, i = 0))]
     fn feed(&mut self, py: Python<'_>, text: &Bound<'_, PyString>, i: usize) -> PyResult<usize> {
-        let text = text.as_ptr();
         self.run(py, |core, host| {
-            // SAFETY: `text` is a str, alive for this call; the GIL is held.
-            let read = unsafe { crate::with_units!(text, units => core.feed(host, units, i)) };
+            let read = crate::with_units!(text, units => core.feed(host, units, i));
             read.map_err(|e| read_error(py, e))
         })
     }

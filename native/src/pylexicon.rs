@@ -71,7 +71,14 @@ fn reference(py: Python<'_>) -> PyResult<&Reference> {
         Ok(Reference {
             term_class: declare.getattr("Term")?.downcast_into::<PyType>()?.unbind(),
             terms,
-            hit: lexicon.getattr("Hit")?.downcast_into::<PyType>()?.unbind(),
+            // (a subclass of tuple, as `new_hit` needs it: checked)
+            hit: {
+                let hit = lexicon.getattr("Hit")?.downcast_into::<PyType>()?;
+                if !hit.is_subclass_of::<PyTuple>()? {
+                    return Err(PyTypeError::new_err("lexicon.Hit is not a tuple"));
+                }
+                hit.unbind()
+            },
             shapes: lexicon.getattr("_SHAPES")?.unbind(),
         })
     })
@@ -79,19 +86,7 @@ fn reference(py: Python<'_>) -> PyResult<&Reference> {
 
 /// A `str`'s code points, in place.
 pub(crate) fn name_of<'a>(s: &'a Bound<'_, PyString>) -> Name<'a> {
-    unsafe { units_of(s.as_ptr()) }
-}
-
-/// The code points of the `str` at `p`, in place. Unsafe in the way
-/// `with_units!` is: `p` must be a `str` that outlives the name, the GIL held.
-unsafe fn units_of<'a>(p: *mut ffi::PyObject) -> Name<'a> {
-    let n = ffi::PyUnicode_GET_LENGTH(p) as usize;
-    let data = ffi::PyUnicode_DATA(p);
-    match ffi::PyUnicode_KIND(p) {
-        ffi::PyUnicode_1BYTE_KIND => Name::U8(std::slice::from_raw_parts(data as *const u8, n)),
-        ffi::PyUnicode_2BYTE_KIND => Name::U16(std::slice::from_raw_parts(data as *const u16, n)),
-        _ => Name::U32(std::slice::from_raw_parts(data as *const u32, n)),
-    }
+    crate::units(s)
 }
 
 /// A new `str` of `name`'s code points.
@@ -101,6 +96,11 @@ pub(crate) fn new_str<'py>(py: Python<'py>, name: Name<'_>) -> PyResult<Bound<'p
         Name::U16(s) => (ffi::PyUnicode_2BYTE_KIND, s.as_ptr().cast(), s.len()),
         Name::U32(s) => (ffi::PyUnicode_4BYTE_KIND, s.as_ptr().cast(), s.len()),
     };
+    // SAFETY: the GIL is held (`py`); `data` points at `n` code points of the
+    // width `kind` names (a slice, alive for the call: CPython copies it and
+    // checks each code point is below 0x110000). The result is a new reference
+    // to an exact `str`, or NULL with an exception set, which
+    // `from_owned_ptr_or_err` takes as such.
     unsafe {
         let obj = ffi::PyUnicode_FromKindAndData(kind as i32, data, n as ffi::Py_ssize_t);
         Bound::from_owned_ptr_or_err(py, obj).map(|o| o.downcast_into_unchecked())
@@ -121,13 +121,18 @@ impl Names for PyNames<'_> {
     }
 
     fn get(&self, i: usize) -> Name<'_> {
-        // (a borrowed item: the tuple holds it)
-        let item = unsafe { ffi::PyTuple_GET_ITEM(self.tuple.as_ptr(), i as ffi::Py_ssize_t) };
-        if unsafe { ffi::PyUnicode_Check(item) } == 0 {
-            self.bad.set(Some(i));
-            return Name::U8(&[]);
-        }
-        unsafe { units_of(item) } // (the tuple holds the item)
+        // (a borrowed item: the tuple holds it; past the end, as a non-str)
+        let item = match self.tuple.get_borrowed_item(i) {
+            Ok(item) if item.is_instance_of::<PyString>() => item,
+            _ => {
+                self.bad.set(Some(i));
+                return Name::U8(&[]);
+            }
+        };
+        // SAFETY: `item` is a `str` (checked) and the GIL is held (the tuple's
+        // token); the tuple, borrowed from `self` for the name's lifetime,
+        // holds a reference to it all that time (a tuple's items never change).
+        unsafe { crate::units_at(item.as_ptr()) }
     }
 }
 
@@ -200,6 +205,10 @@ impl<'a, 'py> PyContext<'a, 'py> {
                 Ok(t) => t,
                 Err(e) => {
                     let v = e.into_inner();
+                    // SAFETY: the GIL is held (`v`'s token) and `v` is a live
+                    // object; `PySequence_Tuple` (`tuple(v)`) returns a new
+                    // reference or NULL with an exception set, which
+                    // `from_owned_ptr_or_err` takes as such.
                     unsafe {
                         Bound::from_owned_ptr_or_err(v.py(), ffi::PySequence_Tuple(v.as_ptr()))?
                     }
@@ -318,6 +327,14 @@ pub(crate) fn new_hit(
         key,
         name.into_any().unbind(),
     ];
+    // SAFETY: the GIL is held (`py`). `Hit` is a subclass of `tuple` (checked
+    // when looked up), alive while `REFERENCE` holds it: its allocator
+    // returns a new reference to a zeroed instance with room for 4 items
+    // (`ob_size` 4), or NULL with an exception set. Each of the 4 items is set
+    // once, in bounds, while empty (NULL, so nothing leaks), stealing a new
+    // reference to a live object, before anything could see the tuple (nothing
+    // runs in between that could: the items were made beforehand). The tuple
+    // is then owned by the returned `PyObject`.
     unsafe {
         let tp = refs.hit.as_ptr() as *mut ffi::PyTypeObject;
         let alloc = (*tp).tp_alloc.unwrap_or(ffi::PyType_GenericAlloc);
@@ -375,6 +392,9 @@ impl PyLexicon {
     #[new]
     pub(crate) fn new(py: Python<'_>, terminals: &Bound<'_, PyAny>) -> PyResult<Self> {
         let refs = reference(py)?;
+        // SAFETY: the GIL is held (`py`) and `terminals` is a live object;
+        // `PySequence_Tuple` (`tuple(terminals)`) returns a new reference or
+        // NULL with an exception set, which `from_owned_ptr_or_err` takes as such.
         let terms =
             unsafe { Bound::from_owned_ptr_or_err(py, ffi::PySequence_Tuple(terminals.as_ptr()))? }
                 .downcast_into::<PyTuple>()?;
@@ -499,13 +519,11 @@ impl PyLexicon {
         end: Option<usize>,
     ) -> PyResult<PyObject> {
         let context = PyContext::new(ctx);
-        unsafe {
-            with_units!(text.as_ptr(), units => {
-                let hit = self.core.find(units, start, &context, end);
-                context.check()?;
-                self.answer(py, units, hit)
-            })
-        }
+        with_units!(text, units => {
+            let hit = self.core.find(units, start, &context, end);
+            context.check()?;
+            self.answer(py, units, hit)
+        })
     }
 
     /// True when the terminal `found` at `start` may still be the beginning
@@ -527,9 +545,7 @@ impl PyLexicon {
         let Some(k) = self.core.literal_index_of(name_of(found)) else {
             return Ok(false);
         };
-        Ok(unsafe {
-            with_units!(text.as_ptr(), units => self.core.undecided(units, start, Key::Literal(k)))
-        })
+        Ok(with_units!(text, units => self.core.undecided(units, start, Key::Literal(k))))
     }
 
     /// Every character a terminal of the visible text may begin with.
@@ -549,13 +565,11 @@ impl PyLexicon {
         ctx: &Bound<'_, PyAny>,
     ) -> PyResult<PyObject> {
         let context = PyContext::new(ctx);
-        unsafe {
-            with_units!(text.as_ptr(), units => {
-                let hit = self.core.match_at(units, pos, &context);
-                context.check()?;
-                self.answer(py, units, hit)
-            })
-        }
+        with_units!(text, units => {
+            let hit = self.core.match_at(units, pos, &context);
+            context.check()?;
+            self.answer(py, units, hit)
+        })
     }
 
     /// Where the longest suffix of `text[start:]` begins that could still grow
@@ -567,9 +581,7 @@ impl PyLexicon {
         ctx: &Bound<'_, PyAny>,
     ) -> PyResult<usize> {
         let context = PyContext::new(ctx);
-        let at = unsafe {
-            with_units!(text.as_ptr(), units => self.core.partial_start(units, start, &context))
-        };
+        let at = with_units!(text, units => self.core.partial_start(units, start, &context));
         context.check()?;
         Ok(at)
     }
@@ -583,9 +595,7 @@ impl PyLexicon {
         ctx: &Bound<'_, PyAny>,
     ) -> PyResult<bool> {
         let context = PyContext::new(ctx);
-        let grows = unsafe {
-            with_units!(text.as_ptr(), units => self.core.prefix_at(units, pos, &context))
-        };
+        let grows = with_units!(text, units => self.core.prefix_at(units, pos, &context));
         context.check()?;
         Ok(grows)
     }

@@ -171,17 +171,15 @@ impl PyTextScanner {
         let ctx = self.ctx.clone_ref(py).into_bound(py);
         let context = PyContext::new(&ctx);
         self.core.forget_text(); // (a new str each call)
-        unsafe {
-            crate::with_units!(text.as_ptr(), units => {
-                let (at, hit) = self.core.scan(units, i, r#final, &context);
-                context.check()?;
-                let hit = match hit {
-                    Some(hit) => self.hit(py, units, hit)?,
-                    None => py.None(),
-                };
-                Ok((at, hit))
-            })
-        }
+        crate::with_units!(text, units => {
+            let (at, hit) = self.core.scan(units, i, r#final, &context);
+            context.check()?;
+            let hit = match hit {
+                Some(hit) => self.hit(py, units, hit)?,
+                None => py.None(),
+            };
+            Ok((at, hit))
+        })
     }
 
     fn starts_ordinary_line(&mut self, delta: &Bound<'_, PyAny>) -> bool {

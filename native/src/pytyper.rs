@@ -16,8 +16,9 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use crate::calls_py::{push_wide, py_of, wide_of};
 use crate::pyengine::panicked;
-use crate::typer::{self, SchemaTyper, Scope};
+use crate::typer::{self, PyOracle, SchemaTyper, Scope, Typer};
 use crate::wide;
+use toolparse_core::typing::ValueTyper;
 
 /// `toolparse.coercion.inline.SchemaTyper`, native (see [`crate::typer`]).
 #[pyclass(module = "toolparse._native", name = "SchemaTyper")]
@@ -39,9 +40,8 @@ impl PySchemaTyper {
     /// neither read nor fill the module-level caches (for tests).
     #[new]
     #[pyo3(signature = (schema, *, max_depth = 64, cache = true))]
-    fn new(py: Python<'_>, schema: PyObject, max_depth: usize, cache: bool) -> Self {
-        let mut core = SchemaTyper::new(py, schema, max_depth);
-        core.set_caching(cache);
+    fn new(schema: PyObject, max_depth: usize, cache: bool) -> Self {
+        let core = Typer::new(PyOracle { caching: cache }, schema, max_depth);
         PySchemaTyper { core }
     }
 
@@ -63,7 +63,7 @@ impl PySchemaTyper {
 
     /// A value begins with `first` (one character); True to receive it
     /// whole in `finish_buffered`.
-    fn begin_value(&mut self, py: Python<'_>, first: &Bound<'_, PyString>) -> PyResult<bool> {
+    fn begin_value(&mut self, first: &Bound<'_, PyString>) -> PyResult<bool> {
         let first = wide_of(first);
         let mut points = wide::chars(&first);
         let (Some(c), None) = (points.next(), points.next()) else {
@@ -71,23 +71,23 @@ impl PySchemaTyper {
                 "begin_value takes one character (a value's first)",
             ));
         };
-        self.run(|core| core.begin_value_with(py, c))
+        self.run(|core| core.begin_value(c))
     }
 
     /// An object key; False to drop that member.
-    fn key(&mut self, py: Python<'_>, key: &Bound<'_, PyString>) -> PyResult<bool> {
+    fn key(&mut self, key: &Bound<'_, PyString>) -> PyResult<bool> {
         let key = wide_of(key);
-        self.run(|core| core.key_with(py, &key))
+        self.run(|core| core.key(&key))
     }
 
     /// The next value is an item of the innermost array.
-    fn array_item(&mut self, py: Python<'_>) -> PyResult<()> {
-        self.run(|core| core.array_item_with(py))
+    fn array_item(&mut self) -> PyResult<()> {
+        self.run(|core| core.array_item())
     }
 
     /// The innermost container that `begin_value` let stream has closed.
     fn end_container(&mut self) -> PyResult<()> {
-        self.run(|core| core.end_container_with())
+        self.run(|core| core.end_container())
     }
 
     /// The canonical JSON of a value asked for whole; returns what to write instead.
@@ -99,7 +99,7 @@ impl PySchemaTyper {
         let mut text = Vec::new();
         push_wide(&mut text, canonical);
         let mut out = Vec::new();
-        self.run(|core| core.finish_buffered_with(py, &text, &mut out))?;
+        self.run(|core| core.finish_buffered(&text, &mut out))?;
         if out == text {
             return Ok(canonical.clone()); // (an integer literal, as it is)
         }
@@ -152,7 +152,7 @@ impl PySchemaTyper {
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        for object in self.core.objects() {
+        for object in self.core.schemas().chain(self.core.issues()) {
             visit.call(object)?;
         }
         Ok(())

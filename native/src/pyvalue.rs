@@ -198,15 +198,13 @@ impl PyValueReader {
         };
         let core = &mut self.core;
         let lexicon = &self.lexicon;
-        let answer = unsafe {
-            with_units!(text.as_ptr(), units => {
-                let (at, hit) = core.read(units, i, r#final, &context, &mut emit);
-                match hit {
-                    Some(hit) => lexicon.hit(py, units, hit).map(|h| (at, h)),
-                    None => Ok((at, py.None())),
-                }
-            })
-        };
+        let answer = with_units!(text, units => {
+            let (at, hit) = core.read(units, i, r#final, &context, &mut emit);
+            match hit {
+                Some(hit) => lexicon.hit(py, units, hit).map(|h| (at, h)),
+                None => Ok((at, py.None())),
+            }
+        });
         emit.done()?;
         context.check()?;
         answer

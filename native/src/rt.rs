@@ -1,27 +1,32 @@
 //! The tables the native engine runs (`toolparse.engine.compile`), read once
 //! per compiled grammar into the form the readers use.
 //!
-//! [`crate::tables`] reads a `CompiledGrammar` field for field (and is what
-//! the tables' differential test compares); this module turns that into what
-//! reading needs at once: each region's native [`Lexicon`], a step found by a
-//! hit's [`Key`] without a search, value regions' [`ValueTables`], and blocks
-//! shared by identity. A block is the same `Block` object in `grammar="auto"`'s
-//! union and in its member's own tables, and the engine keeps one block reader
-//! per block (its `_machines`), so blocks are registered by the identity of
-//! their Python object, which the registry keeps alive.
+//! [`crate::tables`] reads a `CompiledGrammar`'s data (the tables' differential
+//! test compares what it read); this module turns that into what reading
+//! needs at once: each region's native [`Lexicon`], a step found by a hit's
+//! [`Key`] without a search, value regions' [`ValueTables`], and blocks with
+//! an identity. A block is the same `Block` object in `grammar="auto"`'s union
+//! and in its member's own tables, and the engine keeps one block reader per
+//! block (its `_machines`): auto's blocks are its members' own `BlockRt`s
+//! (`grammar::Auto::owner_block` finds each).
 //!
-//! Everything here is read from Python once per grammar object and cached;
-//! no table is read per delta.
+//! Everything here is read once per grammar object (by its identity) and
+//! cached; no table is read per delta.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use pyo3::exceptions::PyValueError;
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
 
 use crate::lexicon::{Key, Lexicon, TagTerm as LTag, Terminal as LTerminal};
-use crate::tables::{self, CharClass, Reason, Region, RegionKind, Step, TagTerm, Terminal};
+use crate::tables::{
+    self, Auto, Block, CharClass, Opener, Reason, Region, RegionKind, Step, Tables, TagTerm,
+    Terminal,
+};
 use crate::value::{Condition, ValueTables};
 
 /// A terminal as the lexicon has it (a tag term of the tables, as the
@@ -266,7 +271,9 @@ impl RegionRt {
 /// The regions of blocks that one closer ends (`Block`).
 #[derive(Debug)]
 pub struct BlockRt {
-    /// The identity of the Python `Block` (the engine's machines are kept by it).
+    /// The block's identity (the engine's machines are kept by it): one a
+    /// block of a grammar's data, shared by `grammar="auto"` with the member
+    /// that owns it.
     pub id: usize,
     /// The closer, when it is a literal (`Machine.closer`).
     pub closer: Option<Vec<u32>>,
@@ -345,6 +352,8 @@ pub struct GrammarRt {
     pub call_ends: Vec<u32>,
     pub markup_prefixes: crate::engine::Prefixes,
     pub auto: Option<AutoRt>,
+    /// Every block of the tables, by its index in the data (`Tables::blocks`).
+    pub blocks: Vec<Arc<BlockRt>>,
     /// The Python `CompiledGrammar` (kept: the caches are by its identity).
     pub py: PyObject,
 }
@@ -358,191 +367,196 @@ impl GrammarRt {
     }
 }
 
-/// The blocks and grammars read so far, by the identity of their Python
-/// objects (kept alive here, so an identity is never reused).
+/// The grammars read so far, by the identity of their Python objects (kept
+/// alive here, so an identity is never reused).
 struct Registry {
-    blocks: crate::fxhash::FxHashMap<usize, (PyObject, Arc<BlockRt>)>,
     grammars: crate::fxhash::FxHashMap<usize, (PyObject, Arc<GrammarRt>)>,
 }
 
 static REGISTRY: Mutex<Option<Registry>> = Mutex::new(None);
 
-/// Grammars (and so blocks) the registry keeps at most: past it, it starts
-/// afresh (the Python side compiles at most a few dozen; a caller building
-/// grammars without end must not grow it without end).
+/// Grammars the registry keeps at most: past it, it starts afresh (the Python
+/// side compiles at most a few dozen; a caller building grammars without end
+/// must not grow it without end).
 const MAX_GRAMMARS: usize = 512;
 
 fn with_registry<R>(f: impl FnOnce(&mut Registry) -> R) -> R {
     let mut guard = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
     let registry = guard.get_or_insert_with(|| Registry {
-        blocks: Default::default(),
         grammars: Default::default(),
     });
     f(registry)
 }
 
-fn block_of(block: &Bound<'_, PyAny>) -> PyResult<Arc<BlockRt>> {
-    let id = block.as_ptr() as usize;
-    if let Some(found) = with_registry(|r| r.blocks.get(&id).map(|(_, b)| b.clone())) {
-        return Ok(found);
-    }
-    let closer = block.getattr("closer")?;
-    let closer = if closer.is_none() {
-        None
-    } else {
-        match Terminal::read(&closer)? {
-            Terminal::Literal(s) => Some(s.chars().map(u32::from).collect()),
-            Terminal::Tag(_) => None,
-        }
+/// The next block's identity (0 is none's).
+static NEXT_BLOCK: AtomicUsize = AtomicUsize::new(1);
+
+fn block_rt(block: &Block) -> PyResult<Arc<BlockRt>> {
+    let closer = match &block.closer {
+        Some(Terminal::Literal(s)) => Some(s.chars().map(u32::from).collect()),
+        _ => None,
     };
-    let regions = block
-        .getattr("regions")?
-        .try_iter()?
-        .map(|region| RegionRt::new(Region::read(&region?)?))
-        .collect::<PyResult<Vec<_>>>()?;
-    let read = Arc::new(BlockRt {
-        id,
+    Ok(Arc::new(BlockRt {
+        id: NEXT_BLOCK.fetch_add(1, Ordering::Relaxed),
         closer,
-        regions,
-        skip: RegionRt::new(Region::read(&block.getattr("skip")?)?)?,
-        xml: block.getattr("xml")?.extract()?,
-        literal: block.getattr("literal")?.extract()?,
-    });
-    with_registry(|r| {
-        r.blocks.insert(id, (block.clone().unbind(), read.clone()));
-    });
-    Ok(read)
+        regions: block
+            .regions
+            .iter()
+            .map(|region| RegionRt::new(region.clone()))
+            .collect::<PyResult<Vec<_>>>()?,
+        skip: RegionRt::new(block.skip.clone())?,
+        xml: block.xml,
+        literal: block.literal,
+    }))
 }
 
-fn opener_of(spec: &Bound<'_, PyAny>) -> PyResult<OpenerRt> {
+fn opener_rt(spec: &Opener, blocks: &[Arc<BlockRt>]) -> PyResult<OpenerRt> {
     Ok(OpenerRt {
-        block: block_of(&spec.getattr("block")?)?,
-        region: spec.getattr("region")?.extract()?,
-        lenient: spec.getattr("lenient")?.extract()?,
-        step: Step::read_optional(&spec.getattr("step")?)?,
-        again: spec.getattr("again")?.extract()?,
+        block: blocks
+            .get(spec.block)
+            .ok_or_else(|| PyValueError::new_err("an opener's block is not in the tables"))?
+            .clone(),
+        region: spec.region,
+        lenient: spec.lenient,
+        step: spec.step.clone(),
+        again: spec.again,
     })
 }
 
-fn terminal_of(term: &Bound<'_, PyAny>) -> PyResult<LTerminal> {
-    lexicon_terminal(&Terminal::read(term)?)
+fn terminal_rt(term: &Terminal) -> PyResult<LTerminal> {
+    lexicon_terminal(term)
         .ok_or_else(|| PyValueError::new_err("the end of the stream is no opener"))
 }
 
-fn claim_of(claim: &Bound<'_, PyAny>) -> PyResult<ClaimRt> {
-    let pattern = claim.getattr("pattern")?;
-    let (compiled, has_pattern) = if pattern.is_none() {
-        (None, false)
-    } else {
-        let source: String = pattern.getattr("pattern")?.extract()?;
-        match tables::python_pattern(&source).map_err(PyValueError::new_err)? {
-            None => (None, true), // (never matches)
-            Some(translated) => {
-                let anchored = format!("^(?:{translated})");
-                let compiled = regex::Regex::new(&anchored)
-                    .map_err(|e| PyValueError::new_err(format!("{source:?}: {e}")))?;
-                (Some(compiled), true)
-            }
-        }
-    };
-    Ok(ClaimRt {
-        member: claim.getattr("member")?.extract()?,
-        opener: opener_of(&claim.getattr("opener")?)?,
-        pattern: compiled,
-        has_pattern,
-        takes_rest: claim.getattr("takes_rest")?.extract()?,
-    })
+fn code_points(text: &str) -> Vec<u32> {
+    text.chars().map(u32::from).collect()
 }
 
-fn auto_of(auto: &Bound<'_, PyAny>) -> PyResult<AutoRt> {
-    let mut members = Vec::new();
-    for (name, member) in auto.getattr("members")?.downcast::<PyDict>()?.iter() {
-        members.push((name.extract()?, grammar_of(&member)?));
+/// Auto's tables, and its blocks: each its owner's own (`BlockRt` of the
+/// member's tables, so that the engine's block reader is one per block, as
+/// the Python union shares its members' `Block` objects).
+fn auto_rt(
+    compiled: &Bound<'_, PyAny>,
+    tables: &Tables,
+    auto: &Auto,
+) -> PyResult<(AutoRt, Vec<Arc<BlockRt>>)> {
+    let py = compiled.py();
+    // (the members' Python objects: what only Python uses of them, each
+    // member's scanner and reasoning, is reached through them)
+    let py_auto = compiled.getattr(intern!(py, "auto"))?;
+    let py_members = py_auto.getattr(intern!(py, "members"))?;
+    let mut members = Vec::with_capacity(auto.members.len());
+    for (name, member) in &auto.members {
+        // (a member read before is shared; one not read yet is built of the
+        // data that came with auto's, not read again)
+        let py_member = py_members.get_item(name)?;
+        let member = match cached(&py_member) {
+            Some(found) => found,
+            None => build(&py_member, member.clone())?,
+        };
+        members.push((name.clone(), member));
     }
+    let mut blocks = Vec::with_capacity(tables.blocks.len());
     let mut owners = HashMap::new();
-    for (block, member) in auto.getattr("owners")?.downcast::<PyDict>()?.iter() {
-        owners.insert(block_of(&block)?.id, member.extract()?);
+    for k in 0..tables.blocks.len() {
+        let (member, index) = auto.owner_block(tables, k).ok_or_else(|| {
+            PyValueError::new_err(format!("auto: block {k} is no block of its owner"))
+        })?;
+        let (name, member) = &members[member];
+        let block = member.blocks.get(index).ok_or_else(|| {
+            PyValueError::new_err(format!("auto: {name}'s tables differ from its data"))
+        })?;
+        owners.insert(block.id, name.clone());
+        blocks.push(block.clone());
     }
-    let mut claims = Vec::new();
-    for (term, owned) in auto.getattr("claims")?.downcast::<PyDict>()?.iter() {
+    let mut claims = Vec::with_capacity(auto.claims.len());
+    for (term, owned) in &auto.claims {
         let owned = owned
-            .try_iter()?
-            .map(|claim| claim_of(&claim?))
+            .iter()
+            .map(|claim| {
+                Ok(ClaimRt {
+                    member: claim.member.clone(),
+                    opener: opener_rt(&claim.opener, &blocks)?,
+                    pattern: claim.pattern.clone(),
+                    has_pattern: claim.source.is_some(),
+                    takes_rest: claim.takes_rest,
+                })
+            })
             .collect::<PyResult<Vec<_>>>()?;
-        claims.push((terminal_of(&term)?, owned));
+        claims.push((terminal_rt(term)?, owned));
     }
-    let mut deciders = Vec::new();
-    for (marker, member) in auto.getattr("deciders")?.downcast::<PyDict>()?.iter() {
-        let marker: String = marker.extract()?;
-        deciders.push((marker.chars().map(u32::from).collect(), member.extract()?));
-    }
-    Ok(AutoRt {
+    let deciders = auto
+        .deciders
+        .iter()
+        .map(|(marker, member)| (code_points(marker), member.clone()))
+        .collect();
+    let read = AutoRt {
         members,
         owners,
         claims,
         deciders,
-        py: auto.clone().unbind(),
-    })
+        py: py_auto.unbind(),
+    };
+    Ok((read, blocks))
 }
 
-fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<crate::prefixes::PrefixSet> {
-    let mut out = Vec::new();
-    for item in set.try_iter()? {
-        let item = item?;
-        let s = item.downcast::<PyString>()?;
-        out.push(crate::pylexicon::name_of(s).code_points());
-    }
-    Ok(crate::prefixes::PrefixSet::new(out))
-}
-
-/// The runtime tables of the Python `CompiledGrammar` `compiled` (read once,
-/// then cached by its identity).
+/// The runtime tables of the Python `CompiledGrammar` `compiled` (its data
+/// read once, then cached by its identity).
 pub fn grammar_of(compiled: &Bound<'_, PyAny>) -> PyResult<Arc<GrammarRt>> {
+    match cached(compiled) {
+        Some(found) => Ok(found),
+        None => build(compiled, tables::read(compiled)?),
+    }
+}
+
+fn cached(compiled: &Bound<'_, PyAny>) -> Option<Arc<GrammarRt>> {
     let id = compiled.as_ptr() as usize;
-    if let Some(found) = with_registry(|r| r.grammars.get(&id).map(|(_, g)| g.clone())) {
-        return Ok(found);
-    }
-    let mut opener_steps = Vec::new();
-    for (term, spec) in compiled
-        .getattr("opener_steps")?
-        .downcast::<PyDict>()?
+    with_registry(|r| r.grammars.get(&id).map(|(_, g)| g.clone()))
+}
+
+/// The runtime tables of `compiled`, of its data `tables`, kept in the registry.
+fn build(compiled: &Bound<'_, PyAny>, tables: Tables) -> PyResult<Arc<GrammarRt>> {
+    let id = compiled.as_ptr() as usize;
+    let (auto, blocks) = match &tables.auto {
+        None => (
+            None,
+            tables
+                .blocks
+                .iter()
+                .map(block_rt)
+                .collect::<PyResult<Vec<_>>>()?,
+        ),
+        Some(auto) => {
+            let (auto, blocks) = auto_rt(compiled, &tables, auto)?;
+            (Some(auto), blocks)
+        }
+    };
+    let opener_steps = tables
+        .opener_steps
         .iter()
-    {
-        opener_steps.push((terminal_of(&term)?, opener_of(&spec)?));
-    }
-    let start = compiled.getattr("start")?;
-    let start = if start.is_none() {
-        None
-    } else {
-        Some(opener_of(&start)?)
-    };
-    let start_openers = compiled.getattr("start_openers")?;
-    let start_openers = if start_openers.is_none() {
-        None
-    } else {
-        Some(lexicon_terminals(&tables::terms_of(&start_openers)?))
-    };
-    let auto = compiled.getattr("auto")?;
-    let auto = if auto.is_none() {
-        None
-    } else {
-        Some(auto_of(&auto)?)
-    };
-    let call_ends: String = compiled.getattr("call_ends")?.extract()?;
+        .map(|(term, spec)| Ok((terminal_rt(term)?, opener_rt(spec, &blocks)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let start = tables
+        .start
+        .as_ref()
+        .map(|spec| opener_rt(spec, &blocks))
+        .transpose()?;
     let read = Arc::new(GrammarRt {
-        name: compiled.getattr("name")?.extract()?,
+        name: tables.name,
         opener_steps,
         start,
-        start_openers,
-        call_ends: call_ends.chars().map(u32::from).collect(),
-        markup_prefixes: Arc::new(prefixes_of(&compiled.getattr("markup_prefixes")?)?),
+        start_openers: tables.start_openers.as_deref().map(lexicon_terminals),
+        call_ends: code_points(&tables.call_ends),
+        markup_prefixes: Arc::new(crate::prefixes::PrefixSet::new(
+            tables.markup_prefixes.iter().map(|p| code_points(p)),
+        )),
         auto,
+        blocks,
         py: compiled.clone().unbind(),
     });
     with_registry(|r| {
         if r.grammars.len() >= MAX_GRAMMARS {
             r.grammars.clear();
-            r.blocks.clear();
         }
         r.grammars
             .insert(id, (compiled.clone().unbind(), read.clone()));

@@ -1,12 +1,6 @@
-//! Inline coercion's typer (`toolparse.coercion.inline.SchemaTyper`), native.
-//!
-//! A [`SchemaTyper`] follows one call's JSON arguments alongside the JSON
-//! reader and decides, as each value begins, whether it streams as it is or
-//! is collected whole and coerced when complete. Its state is Rust's: the
-//! open containers' frames, the schema and path of the next value, the
-//! values being collected, and the issues reported. Its per-value work is
-//! Rust's too, and Python is called only where the schema must be read with
-//! the reference's own functions, and rarely:
+//! Inline coercion's typer (`toolparse.coercion.inline.SchemaTyper`), native:
+//! the core's machine ([`toolparse_core::typer`]) answered by [`PyOracle`],
+//! which asks the reference's own functions, and rarely:
 //!
 //! - a schema's *plan* (`inline._plan`: the resolved schema, the first
 //!   characters of a value that streams, whether integer literals stand) is
@@ -25,10 +19,6 @@
 //! call), keyed by object identity and holding a reference to each object
 //! keyed, so that an identity is never reused while cached; each is bounded
 //! and emptied when full, as the reference's `_PLANS` is.
-//!
-//! Paths (`$.a[0]["b c"]`) and keys are generalized UTF-8 (see
-//! [`crate::wide`]): a key may hold a lone surrogate, which a Rust `String`
-//! cannot.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -40,8 +30,13 @@ use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBool, PyDict, PyList, PyModule, PyString};
 
 use crate::calls_py::{push_wide, py_of, wide_of};
-use crate::typing::ValueTyper;
 use crate::wide;
+pub use toolparse_core::typer::{
+    child_path, child_path_into, is_int_literal, Member, Plan, SchemaOracle, Scope, State, Typer,
+};
+
+/// The native `SchemaTyper`: the core's machine, Python's answers.
+pub type SchemaTyper = Typer<PyOracle>;
 
 /// Plans cached at most (the reference's `inline._MAX_PLANS`).
 pub const MAX_PLANS: usize = 4096;
@@ -52,106 +47,18 @@ pub const MAX_MEMBERS: usize = 4096;
 /// up each time it is met (a model's stray text as a key, not a schema's name).
 pub const MAX_CACHED_KEY: usize = 256;
 
-/// `coerce._child_path(path, key)`: `path.key` for a key that
-/// `_SIMPLE_KEY` (`[A-Za-z_][A-Za-z0-9_]*`) matches whole, else
-/// `path[<json.dumps(key, ensure_ascii=False)>]`.
-pub fn child_path(path: &[u8], key: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(path.len() + key.len() + 4);
-    child_path_into(&mut out, path, key);
-    out
-}
-
-/// [`child_path`] written into `out` (cleared first: its buffer reused).
-pub fn child_path_into(out: &mut Vec<u8>, path: &[u8], key: &[u8]) {
-    out.clear();
-    out.extend_from_slice(path);
-    if is_simple_key(key) {
-        out.push(b'.');
-        out.extend_from_slice(key);
-    } else {
-        out.extend_from_slice(b"[\"");
-        push_dumped_body(out, key);
-        out.extend_from_slice(b"\"]");
-    }
-}
-
-/// `_SIMPLE_KEY.fullmatch(key)` (the ranges are ASCII in Python's `re` too).
-fn is_simple_key(key: &[u8]) -> bool {
-    match key.split_first() {
-        Some((&first, rest)) => {
-            (first.is_ascii_alphabetic() || first == b'_')
-                && rest.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
-        }
-        None => false,
-    }
-}
-
-/// The body of `json.dumps(key, ensure_ascii=False)`: what
-/// [`wide::push_json_body`] writes, except that a lone surrogate is kept as
-/// it is (`json.dumps` keeps it; only the engine's own JSON replaces it).
-fn push_dumped_body(out: &mut Vec<u8>, key: &[u8]) {
-    for c in wide::chars(key) {
-        if wide::is_surrogate(c) {
-            wide::push_code_point(out, c);
-        } else {
-            wide::push_json_body(out, [c]);
-        }
-    }
-}
-
-/// `inline._INT_LITERAL.fullmatch(text)`: `-?(?:0|[1-9][0-9]{0,15})`.
-pub fn is_int_literal(text: &[u8]) -> bool {
-    let digits = text.strip_prefix(b"-").unwrap_or(text);
-    match digits.split_first() {
-        Some((b'0', rest)) => rest.is_empty(),
-        Some((b'1'..=b'9', rest)) => rest.len() <= 15 && rest.iter().all(u8::is_ascii_digit),
-        _ => false,
-    }
-}
-
-/// How values of one schema are read (`inline._plan`'s result, less the
-/// keys it is cached under).
-pub struct Plan {
-    /// The resolved schema (`unwrap`, then `merged_all_of`); None: no schema.
-    pub schema: Option<PyObject>,
-    /// The first characters of a value that streams as it is.
-    pub streams: Vec<u32>,
-    /// Whether an integer literal stands as it is (the schema takes integers).
-    pub integers: bool,
-}
-
-/// What a member's key leads to (`inline.member_schema`'s result).
-enum Member {
-    /// `DROP`: `additionalProperties: false` forbids it.
-    Drop,
-    /// `UNTOUCHED`: kept as the model wrote it.
-    Untouched,
-    /// Its raw schema.
-    Raw(PyObject),
-}
-
-impl Member {
-    fn clone_ref(&self, py: Python<'_>) -> Member {
-        match self {
-            Member::Drop => Member::Drop,
-            Member::Untouched => Member::Untouched,
-            Member::Raw(raw) => Member::Raw(raw.clone_ref(py)),
-        }
-    }
-}
-
 /// A cached plan and the objects it is keyed by (kept alive, so that their
 /// identities are not reused while the entry lives).
 struct PlanEntry {
     _raw: PyObject,
     _root: PyObject,
-    plan: Arc<Plan>,
+    plan: Arc<Plan<PyObject>>,
 }
 
 /// The cached member lookups of one object schema (kept alive, as above).
 struct Members {
     _schema: PyObject,
-    by_key: HashMap<Vec<u8>, Member>,
+    by_key: HashMap<Vec<u8>, Member<PyObject>>,
 }
 
 /// The module-level caches (see the module docs).
@@ -218,161 +125,35 @@ fn refs(py: Python<'_>) -> PyResult<&Refs> {
     })
 }
 
-/// What the members of an open container are read against (`_Frame.schema`).
-pub enum Scope {
-    /// `UNTOUCHED`: below an unknown property, everything is kept as it is.
-    Untouched,
-    /// Python's None: no schema (only JSON-looking strings may change).
-    Absent,
-    /// A resolved schema.
-    Schema(PyObject),
-}
-
-/// An open container that streams (`_Frame`).
-struct Frame {
-    scope: Scope,
-    path: Vec<u8>,
-    /// Items begun so far (arrays).
-    count: usize,
-}
-
-/// What the next value is read against (`_next_schema`).
-enum Next {
-    /// `UNTOUCHED`.
-    Untouched,
-    /// Python's None, set by a container with no schema (its plan is known:
-    /// no schema, nothing streams but containers).
-    Absent,
-    /// A raw schema: any Python object, read through its plan.
-    Raw(PyObject),
-}
-
-/// A value being collected whole: its raw schema (None: Python's None), its
-/// path, and whether an integer literal stands as it is.
-struct Buffered {
-    raw: Option<PyObject>,
-    path: Vec<u8>,
-    integers: bool,
-}
-
-/// A view of a [`SchemaTyper`]'s state (see [`SchemaTyper::state`]).
-pub struct State<'a> {
-    /// Each open container's scope, path and items begun, outermost first.
-    pub frames: Vec<(&'a Scope, &'a [u8], usize)>,
-    /// The next value's raw schema: None for `UNTOUCHED`, `Some(None)` for
-    /// Python's None.
-    pub next: Option<Option<&'a PyObject>>,
-    /// The next value's path.
-    pub next_path: &'a [u8],
-    /// Each value being collected: its raw schema (None: Python's None), its
-    /// path, and whether an integer literal stands as it is.
-    pub buffered: Vec<(Option<&'a PyObject>, &'a [u8], bool)>,
-}
-
-/// `toolparse.coercion.inline.SchemaTyper`: coerces one call's arguments
-/// inline, against the tool's parameters schema (see the module docs).
-///
-/// Its [`ValueTyper`] methods take the GIL (a counter's increment when the
-/// caller holds it, as the reader's caller always does); the `*_with`
-/// methods are the same with the caller's token.
-pub struct SchemaTyper {
-    root: PyObject,
-    max_depth: usize,
-    issues: Vec<PyObject>,
-    frames: Vec<Frame>,
-    next_schema: Next,
-    next_path: Vec<u8>,
-    buffered: Vec<Buffered>,
+/// Python's answers to the typer's questions (see the module docs), read
+/// from and kept in the module-level caches.
+pub struct PyOracle {
     /// Whether the module-level caches are read and filled (off: every plan
     /// and member lookup asks Python, for tests that the caches change nothing).
-    caching: bool,
+    pub caching: bool,
 }
 
-fn index_error(what: &'static str) -> PyErr {
-    PyIndexError::new_err(what)
+/// `SchemaTyper(schema, max_depth=max_depth)`: the tool's parameters schema.
+pub fn new_typer(schema: PyObject, max_depth: usize) -> SchemaTyper {
+    Typer::new(PyOracle { caching: true }, schema, max_depth)
 }
 
-impl SchemaTyper {
-    /// `SchemaTyper(schema, max_depth=max_depth)`: the tool's parameters schema.
-    pub fn new(py: Python<'_>, schema: PyObject, max_depth: usize) -> SchemaTyper {
-        SchemaTyper {
-            next_schema: Next::Raw(schema.clone_ref(py)),
-            root: schema,
-            max_depth,
-            issues: Vec::new(),
-            frames: Vec::new(),
-            next_path: b"$".to_vec(),
-            buffered: Vec::new(),
-            caching: true,
-        }
+fn clone_member(py: Python<'_>, member: &Member<PyObject>) -> Member<PyObject> {
+    match member {
+        Member::Drop => Member::Drop,
+        Member::Untouched => Member::Untouched,
+        Member::Raw(raw) => Member::Raw(raw.clone_ref(py)),
     }
+}
 
-    /// Read and fill the module-level caches (the default), or not.
-    pub fn set_caching(&mut self, on: bool) {
-        self.caching = on;
-    }
-
-    /// The tool's parameters schema.
-    pub fn root(&self) -> &PyObject {
-        &self.root
-    }
-
-    /// Values nested deeper than this are left as they are by coercion.
-    pub fn max_depth(&self) -> usize {
-        self.max_depth
-    }
-
-    /// What coercion changed or could not fix, in order (Python `Issue`s).
-    pub fn issues(&self) -> &[PyObject] {
-        &self.issues
-    }
-
-    /// Every Python object the typer holds (for a binding's `__traverse__`).
-    pub fn objects(&self) -> impl Iterator<Item = &PyObject> {
-        let next = match &self.next_schema {
-            Next::Raw(raw) => Some(raw),
-            _ => None,
-        };
-        let frames = self.frames.iter().filter_map(|f| match &f.scope {
-            Scope::Schema(schema) => Some(schema),
-            _ => None,
-        });
-        std::iter::once(&self.root)
-            .chain(self.issues.iter())
-            .chain(next)
-            .chain(frames)
-            .chain(self.buffered.iter().filter_map(|b| b.raw.as_ref()))
-    }
-
-    /// The typer's state, for comparing it with the reference's (tests):
-    /// each frame's scope, path and item count; the next value's raw schema
-    /// and path; each collected value's raw schema, path, and whether
-    /// integers stand.
-    pub fn state(&self) -> State<'_> {
-        State {
-            frames: self
-                .frames
-                .iter()
-                .map(|f| (&f.scope, f.path.as_slice(), f.count))
-                .collect(),
-            next: match &self.next_schema {
-                Next::Untouched => None,
-                Next::Absent => Some(None),
-                Next::Raw(raw) => Some(Some(raw)),
-            },
-            next_path: &self.next_path,
-            buffered: self
-                .buffered
-                .iter()
-                .map(|b| (b.raw.as_ref(), b.path.as_slice(), b.integers))
-                .collect(),
-        }
-    }
-
-    /// The plan of `raw` under this typer's root: cached, or asked of
-    /// `inline._plan` (and cached).
-    fn plan(&self, py: Python<'_>, raw: &PyObject) -> PyResult<Arc<Plan>> {
-        let id = (raw.as_ptr() as usize, self.root.as_ptr() as usize);
+impl PyOracle {
+    fn plan_with(
+        &self,
+        py: Python<'_>,
+        raw: &PyObject,
+        root: &PyObject,
+    ) -> PyResult<Arc<Plan<PyObject>>> {
+        let id = (raw.as_ptr() as usize, root.as_ptr() as usize);
         if self.caching {
             if let Some(entry) = caches().as_ref().and_then(|c| c.plans.get(&id)) {
                 return Ok(entry.plan.clone());
@@ -381,7 +162,7 @@ impl SchemaTyper {
         let inline = refs(py)?.inline.bind(py);
         let made = inline
             .getattr(intern!(py, "_plan"))?
-            .call1((raw.bind(py), self.root.bind(py)))?;
+            .call1((raw.bind(py), root.bind(py)))?;
         let schema = made.get_item(2)?;
         let streams = made.get_item(3)?;
         let streams = streams.downcast::<PyString>()?;
@@ -393,7 +174,7 @@ impl SchemaTyper {
         if self.caching {
             let entry = PlanEntry {
                 _raw: raw.clone_ref(py),
-                _root: self.root.clone_ref(py),
+                _root: root.clone_ref(py),
                 plan: plan.clone(),
             };
             let mut guard = caches();
@@ -410,9 +191,14 @@ impl SchemaTyper {
         Ok(plan)
     }
 
-    /// `member_schema(schema, key, self._next_path, self.issues)`: cached,
-    /// or asked of Python (and cached when it reported nothing).
-    fn member(&mut self, py: Python<'_>, schema: &PyObject, key: &[u8]) -> PyResult<Member> {
+    fn member_with(
+        &self,
+        py: Python<'_>,
+        schema: &PyObject,
+        key: &[u8],
+        path: &[u8],
+        issues: &mut Vec<PyObject>,
+    ) -> PyResult<Member<PyObject>> {
         let id = schema.as_ptr() as usize;
         if self.caching {
             let guard = caches();
@@ -421,7 +207,7 @@ impl SchemaTyper {
                 .and_then(|c| c.members.get(&id))
                 .and_then(|m| m.by_key.get(key));
             if let Some(member) = found {
-                return Ok(member.clone_ref(py));
+                return Ok(clone_member(py, member));
             }
         }
         let refs = refs(py)?;
@@ -433,12 +219,12 @@ impl SchemaTyper {
             .call1((
                 schema.bind(py),
                 py_of(py, key)?,
-                py_of(py, &self.next_path)?,
+                py_of(py, path)?,
                 &reported,
             ));
         // (what was reported before a failure stays reported, as in Python,
         // which appends to the typer's own list)
-        self.issues.extend(reported.iter().map(Bound::unbind));
+        issues.extend(reported.iter().map(Bound::unbind));
         let found = found?;
         let member = if found.is(refs.drop.bind(py)) {
             Member::Drop
@@ -460,7 +246,9 @@ impl SchemaTyper {
                 _schema: schema.clone_ref(py),
                 by_key: HashMap::new(),
             });
-            let replaced = members.by_key.insert(key.to_vec(), member.clone_ref(py));
+            let replaced = members
+                .by_key
+                .insert(key.to_vec(), clone_member(py, &member));
             if replaced.is_none() {
                 caches.member_count += 1;
             }
@@ -469,250 +257,109 @@ impl SchemaTyper {
         }
         Ok(member)
     }
-
-    fn buffer(&mut self, raw: Option<PyObject>, path: Vec<u8>, integers: bool) -> bool {
-        self.buffered.push(Buffered {
-            raw,
-            path,
-            integers,
-        });
-        true
-    }
-
-    /// [`ValueTyper::begin_value`] with the caller's token.
-    pub fn begin_value_with(&mut self, py: Python<'_>, first: u32) -> PyResult<bool> {
-        let container = first == u32::from(b'{') || first == u32::from(b'[');
-        let quote = first == u32::from(b'"') || first == u32::from(b'\'');
-        let path = self.next_path.clone();
-        let raw = match &self.next_schema {
-            Next::Untouched => {
-                if container {
-                    self.frames.push(Frame {
-                        scope: Scope::Untouched,
-                        path,
-                        count: 0,
-                    });
-                }
-                return Ok(false);
-            }
-            Next::Absent => None,
-            Next::Raw(raw) => Some(raw.clone_ref(py)),
-        };
-        let plan = match &raw {
-            Some(raw) => Some(self.plan(py, raw)?),
-            None => None, // (the plan of None: no schema)
-        };
-        let Some(Plan {
-            schema: Some(schema),
-            streams,
-            integers,
-        }) = plan.as_deref()
-        else {
-            // no schema: only strings may change (JSON-looking ones)
-            if container {
-                self.frames.push(Frame {
-                    scope: Scope::Absent,
-                    path,
-                    count: 0,
-                });
-                return Ok(false);
-            }
-            return Ok(quote && self.buffer(raw, path, false));
-        };
-        if streams.contains(&first) {
-            if container {
-                self.frames.push(Frame {
-                    scope: Scope::Schema(schema.clone_ref(py)),
-                    path,
-                    count: 0,
-                });
-            }
-            return Ok(false);
-        }
-        Ok(self.buffer(raw, path, *integers))
-    }
-
-    /// [`ValueTyper::key`] with the caller's token.
-    pub fn key_with(&mut self, py: Python<'_>, key: &[u8]) -> PyResult<bool> {
-        let frame = self
-            .frames
-            .last()
-            .ok_or_else(|| index_error("list index out of range"))?;
-        child_path_into(&mut self.next_path, &frame.path, key);
-        let schema = match &frame.scope {
-            Scope::Untouched => {
-                self.next_schema = Next::Untouched;
-                return Ok(true);
-            }
-            Scope::Absent => {
-                self.next_schema = Next::Absent;
-                return Ok(true);
-            }
-            // (a Bound: let go without pyo3's check for the GIL, a thread-local read)
-            Scope::Schema(schema) => schema.bind(py).clone(),
-        };
-        match self.member(py, schema.as_unbound(), key)? {
-            Member::Drop => {
-                let refs = refs(py)?;
-                let issue = refs.issue.bind(py).call1((
-                    py_of(py, &self.next_path)?,
-                    refs.dropped_expected.bind(py),
-                    "a value",
-                    "dropped",
-                ))?;
-                self.issues.push(issue.unbind());
-                return Ok(false);
-            }
-            Member::Untouched => self.next_schema = Next::Untouched,
-            Member::Raw(raw) => self.next_schema = Next::Raw(raw),
-        }
-        Ok(true)
-    }
-
-    /// [`ValueTyper::array_item`] with the caller's token.
-    pub fn array_item_with(&mut self, py: Python<'_>) -> PyResult<()> {
-        let frame = self
-            .frames
-            .last_mut()
-            .ok_or_else(|| index_error("list index out of range"))?;
-        let mut path = Vec::with_capacity(frame.path.len() + 8);
-        path.extend_from_slice(&frame.path);
-        path.push(b'[');
-        path.extend_from_slice(frame.count.to_string().as_bytes());
-        path.push(b']');
-        self.next_path = path;
-        frame.count += 1;
-        let schema = match &frame.scope {
-            Scope::Untouched => {
-                self.next_schema = Next::Untouched;
-                return Ok(());
-            }
-            Scope::Absent => {
-                self.next_schema = Next::Absent;
-                return Ok(());
-            }
-            Scope::Schema(schema) => schema.bind(py),
-        };
-        // schema.get("items"), in the dict itself when it is one
-        let key = intern!(py, "items");
-        let items = match schema.downcast_exact::<PyDict>() {
-            Ok(dict) => dict.get_item(key)?,
-            Err(_) => Some(schema.call_method1(intern!(py, "get"), (key,))?),
-        };
-        self.next_schema = match items {
-            Some(items) if !items.is_none() && !items.is(&*PyBool::new(py, true)) => {
-                Next::Raw(items.unbind())
-            }
-            _ => Next::Untouched,
-        };
-        Ok(())
-    }
-
-    /// [`ValueTyper::end_container`].
-    pub fn end_container_with(&mut self) -> PyResult<()> {
-        self.frames
-            .pop()
-            .map(drop)
-            .ok_or_else(|| index_error("pop from empty list"))
-    }
-
-    /// [`ValueTyper::finish_buffered`] with the caller's token.
-    pub fn finish_buffered_with(
-        &mut self,
-        py: Python<'_>,
-        canonical: &[u8],
-        out: &mut Vec<u8>,
-    ) -> PyResult<()> {
-        let Buffered {
-            raw,
-            path,
-            integers,
-        } = self
-            .buffered
-            .pop()
-            .ok_or_else(|| index_error("pop from empty list"))?;
-        if integers && is_int_literal(canonical) {
-            // (an integer where the schema takes one: nothing to coerce)
-            out.extend_from_slice(canonical);
-            return Ok(());
-        }
-        let refs = refs(py)?;
-        let inline = refs.inline.bind(py);
-        let worker = inline
-            .getattr(intern!(py, "_Coercer"))?
-            .call1((self.root.bind(py), self.max_depth))?;
-        let value = refs.loads.bind(py).call1((py_of(py, canonical)?,))?;
-        let value = worker.call_method1(
-            intern!(py, "run"),
-            (value, raw, py_of(py, &path)?, self.frames.len()),
-        )?;
-        for issue in worker.getattr(intern!(py, "issues"))?.try_iter()? {
-            self.issues.push(issue?.unbind());
-        }
-        let text = inline
-            .getattr(intern!(py, "canonical_json"))?
-            .call1((value,))?;
-        push_wide(out, text.downcast::<PyString>()?);
-        Ok(())
-    }
 }
 
-impl ValueTyper for SchemaTyper {
+impl SchemaOracle for PyOracle {
+    type Schema = PyObject;
+    type Issue = PyObject;
     type Error = PyErr;
 
-    fn begin_value(&mut self, first: u32) -> PyResult<bool> {
-        Python::with_gil(|py| self.begin_value_with(py, first))
+    fn share(&mut self, schema: &PyObject) -> PyObject {
+        Python::with_gil(|py| schema.clone_ref(py))
     }
 
-    fn key(&mut self, key: &[u8]) -> PyResult<bool> {
-        Python::with_gil(|py| self.key_with(py, key))
+    fn plan(&mut self, raw: &PyObject, root: &PyObject) -> PyResult<Arc<Plan<PyObject>>> {
+        Python::with_gil(|py| self.plan_with(py, raw, root))
     }
 
-    fn array_item(&mut self) -> PyResult<()> {
-        Python::with_gil(|py| self.array_item_with(py))
+    fn member(
+        &mut self,
+        schema: &PyObject,
+        key: &[u8],
+        path: &[u8],
+        issues: &mut Vec<PyObject>,
+    ) -> PyResult<Member<PyObject>> {
+        Python::with_gil(|py| self.member_with(py, schema, key, path, issues))
     }
 
-    fn end_container(&mut self) -> PyResult<()> {
-        // (the frame's schema released with the GIL held, not deferred)
-        Python::with_gil(|_| self.end_container_with())
+    fn dropped(&mut self, path: &[u8]) -> PyResult<PyObject> {
+        Python::with_gil(|py| {
+            let refs = refs(py)?;
+            let issue = refs.issue.bind(py).call1((
+                py_of(py, path)?,
+                refs.dropped_expected.bind(py),
+                "a value",
+                "dropped",
+            ))?;
+            Ok(issue.unbind())
+        })
     }
 
-    fn finish_buffered(&mut self, canonical: &[u8], out: &mut Vec<u8>) -> PyResult<()> {
-        Python::with_gil(|py| self.finish_buffered_with(py, canonical, out))
+    fn items(&mut self, schema: &PyObject) -> PyResult<Option<PyObject>> {
+        Python::with_gil(|py| {
+            let schema = schema.bind(py);
+            // schema.get("items"), in the dict itself when it is one
+            let key = intern!(py, "items");
+            let items = match schema.downcast_exact::<PyDict>() {
+                Ok(dict) => dict.get_item(key)?,
+                Err(_) => Some(schema.call_method1(intern!(py, "get"), (key,))?),
+            };
+            Ok(match items {
+                Some(items) if !items.is_none() && !items.is(&*PyBool::new(py, true)) => {
+                    Some(items.unbind())
+                }
+                _ => None,
+            })
+        })
+    }
+
+    fn coerce(
+        &mut self,
+        root: &PyObject,
+        max_depth: usize,
+        canonical: &[u8],
+        raw: Option<&PyObject>,
+        path: &[u8],
+        depth: usize,
+        issues: &mut Vec<PyObject>,
+        out: &mut Vec<u8>,
+    ) -> PyResult<()> {
+        Python::with_gil(|py| {
+            let refs = refs(py)?;
+            let inline = refs.inline.bind(py);
+            let worker = inline
+                .getattr(intern!(py, "_Coercer"))?
+                .call1((root.bind(py), max_depth))?;
+            let value = refs.loads.bind(py).call1((py_of(py, canonical)?,))?;
+            let value = worker.call_method1(
+                intern!(py, "run"),
+                (value, raw.map(|r| r.bind(py)), py_of(py, path)?, depth),
+            )?;
+            for issue in worker.getattr(intern!(py, "issues"))?.try_iter()? {
+                issues.push(issue?.unbind());
+            }
+            let text = inline
+                .getattr(intern!(py, "canonical_json"))?
+                .call1((value,))?;
+            push_wide(out, text.downcast::<PyString>()?);
+            Ok(())
+        })
+    }
+
+    fn release(&mut self, schema: PyObject) {
+        // (let go with the GIL held, not deferred to pyo3's pool)
+        Python::with_gil(|_| drop(schema));
+    }
+
+    fn index_error(&mut self, what: &'static str) -> PyErr {
+        PyIndexError::new_err(what)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn path(parent: &str, key: &[u8]) -> Vec<u8> {
-        child_path(parent.as_bytes(), key)
-    }
-
-    #[test]
-    fn simple_keys_are_dotted() {
-        assert_eq!(path("$", b"a"), b"$.a");
-        assert_eq!(path("$.x", b"_a1_B"), b"$.x._a1_B");
-        assert_eq!(path("$", b"Z9"), b"$.Z9");
-    }
-
-    #[test]
-    fn other_keys_are_json_dumped() {
-        assert_eq!(path("$", b""), b"$[\"\"]");
-        assert_eq!(path("$", b"1a"), b"$[\"1a\"]");
-        assert_eq!(path("$", b"a b"), b"$[\"a b\"]");
-        assert_eq!(path("$", b"a-b"), b"$[\"a-b\"]");
-        assert_eq!(path("$", "\u{e9}".as_bytes()), "$[\"\u{e9}\"]".as_bytes());
-        assert_eq!(path("$", "a\u{e9}".as_bytes()), "$[\"a\u{e9}\"]".as_bytes());
-        assert_eq!(path("$", b"q\"\\"), b"$[\"q\\\"\\\\\"]");
-        assert_eq!(
-            path("$", b"\n\t\x00\x1f\x7f"),
-            b"$[\"\\n\\t\\u0000\\u001f\x7f\"]"
-        );
-        // a lone surrogate is kept (json.dumps with ensure_ascii=False keeps it)
-        assert_eq!(path("$", b"\xed\xa0\x80"), b"$[\"\xed\xa0\x80\"]");
-    }
+    use toolparse_core::typing::ValueTyper;
 
     /// The Python interpreter with `toolparse` importable from this
     /// checkout, or None (then the test is skipped: the crate's own units
@@ -746,7 +393,7 @@ mod tests {
             .map(Bound::unbind)
         })
         .expect("a schema");
-        let mut typer = Python::with_gil(|py| SchemaTyper::new(py, schema, 64));
+        let mut typer = new_typer(schema, 64);
         let ch = |c: char| u32::from(c);
         assert!(!typer.begin_value(ch('{')).unwrap());
         assert!(typer.key(b"a").unwrap());
@@ -779,36 +426,5 @@ mod tests {
         })
         .unwrap();
         assert_eq!(paths, ["$.a", "$[\"z z\"]"]);
-    }
-
-    #[test]
-    fn integer_literals() {
-        for yes in [
-            "0",
-            "-0",
-            "7",
-            "-12",
-            "1234567890123456",
-            "-1234567890123456",
-        ] {
-            assert!(is_int_literal(yes.as_bytes()), "{yes}");
-        }
-        for no in [
-            "",
-            "-",
-            "00",
-            "01",
-            "+1",
-            "1.0",
-            "1e3",
-            "12345678901234567",
-            "--1",
-            " 1",
-            "1 ",
-            "\"1\"",
-            "true",
-        ] {
-            assert!(!is_int_literal(no.as_bytes()), "{no}");
-        }
     }
 }

@@ -53,6 +53,7 @@ __all__ = [
     "TextScanner",
     "ValueReader",
     "_canonical_value",
+    "_coerce",
     "_coerce_text",
     "_coerce_value",
     "_fast_counts",
@@ -449,6 +450,9 @@ def _parse_literal(text: str, max_depth: int = 64) -> tuple[Any, str | None] | N
     or None where the native reader declines."""
 
 def _repr(text: str) -> str: ...
+def _coerce(value: Any, schema: Any, max_depth: int = 64) -> tuple[Any, str, list[tuple[str, str, str, str]]]:
+    """The core's coercion (``native/core/src/coercion``): the value, its canonical JSON,
+    the issues as ``(path, expected, got, action)``."""
 
 # -- the grammar tables ----------------------------------------------------------------------
 

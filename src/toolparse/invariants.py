@@ -198,14 +198,15 @@ def check_all(
     grammar: str | Grammar, text: str, splits: Sequence[Sequence[str]] = (), **options: Any
 ) -> list[Event]:
     """The invariant matrix for one input: conservation, chunking independence
-    (1-char deltas, one big delta, the given splits), reconciliation, and the
-    same events with no lane armed (``lanes=False``: every delta read through
-    the full path)."""
+    (1-char deltas, one big delta, the given splits), reconciliation, and, on
+    the native core, the same events with no lane armed (``lanes=False``: every
+    delta read through its full path; the reference has no lanes)."""
     whole = run(grammar, [text], **options)
     expected = normalize(whole)
     as_text = bool(options.get("errors_as_text"))
     collapsed = bool(options.get("collapse")) and _forced(options.get("tool_choice"))
     reasoning = reasoning_of(grammar, options)
+    lanes = use_native(options.get("engine")) and options.get("lanes", True) is not False
     for deltas in [[text], list(text), *splits]:
         events = whole if len(deltas) == 1 and deltas[0] is text else run(grammar, deltas, **options)
         assert covered_text(events, errors_as_text=as_text) == join_surrogate_pairs("".join(deltas))
@@ -213,7 +214,7 @@ def check_all(
         if reasoning:
             check_reasoning(events, reasoning)
         assert normalize(events) == expected, f"chunking changed the events: {deltas!r:.300}"
-        if len(deltas) > 1:
+        if len(deltas) > 1 and lanes:
             read = run(grammar, deltas, **options, lanes=False)
             assert normalize(read) == expected, f"the lanes changed the events: {deltas!r:.300}"
     return whole
@@ -239,7 +240,10 @@ class Step:
     shown: str
     """The events or the error, for a message."""
     lane: str | None
-    """The lane armed after the call (:attr:`Engine.lane`)."""
+    """The lane armed after the call (:attr:`Engine.lane`: the native core's; the
+    reference arms none)."""
+    events: tuple[Event, ...] = ()
+    """The events the call returned (none where it raised)."""
 
 
 def engine_steps(grammar: str | Grammar, deltas: Sequence[str], engine: str, **options: Any) -> list[Step]:
@@ -253,46 +257,85 @@ def engine_steps(grammar: str | Grammar, deltas: Sequence[str], engine: str, **o
     except Exception as exc:
         return [Step("StreamParser(...)", *_raised(exc), None)]
     assert parser.engine == engine, f"engine={engine!r} built a {parser.engine} parser"
-    steps = [Step("StreamParser(...)", *_outcome(list), parser.lane)]
+
+    def step(name: str, call: Callable[[], Sequence[Event]]) -> Step:
+        outcome, shown, events = _outcome(call)
+        return Step(name, outcome, shown, parser.lane, events)
+
+    steps = [step("StreamParser(...)", list)]
     for k, delta in enumerate(deltas):
-        steps.append(
-            Step(f"feed(deltas[{k}])", *_outcome(functools.partial(parser.feed, delta)), parser.lane)
-        )
-    steps.append(Step("close()", *_outcome(parser.close), parser.lane))
-    steps.append(Step("feed('') after close()", *_outcome(functools.partial(parser.feed, "")), parser.lane))
+        steps.append(step(f"feed(deltas[{k}])", functools.partial(parser.feed, delta)))
+    steps.append(step("close()", parser.close))
+    steps.append(step("feed('') after close()", functools.partial(parser.feed, "")))
     return steps
 
 
 def check_engines(grammar: str | Grammar, deltas: Sequence[str], **options: Any) -> None:
     """Invariant 5: the native core gives the same events as the Python
-    reference for the same deltas, feed by feed (the raw lists each call
-    returned, not merged), raises the same errors (class and message), and arms
-    the same lanes. Raises ``AssertionError`` at the first call that differs
-    (and :class:`~toolparse.errors.InvalidOptionError` where the native core is
-    not built)."""
+    reference for the same deltas, and raises the same errors (class and
+    message). Raises ``AssertionError`` at the first difference (and
+    :class:`~toolparse.errors.InvalidOptionError` where the native core is not
+    built). Two comparisons:
+
+    * the native core with its lanes off (``lanes=False``: its full path)
+      against the reference, feed by feed (the raw lists each call returned,
+      not merged): the two full paths are one engine written twice;
+    * the native core with its lanes (unless ``lanes=False`` is given) against
+      the reference, over the whole stream, event for event after merging
+      adjacent deltas (:func:`normalize`): a lane changes when events come
+      out, never which (the reference has no lanes).
+    """
     use_native("native")
     reference = engine_steps(grammar, deltas, "python", **options)
-    native = engine_steps(grammar, deltas, "native", **options)
-    for ours, theirs in zip(reference, native, strict=False):
+    full = engine_steps(grammar, deltas, "native", **{**options, "lanes": False})
+    for ours, theirs in zip(reference, full, strict=False):
         if ours.outcome != theirs.outcome:
             raise AssertionError(_difference(ours, theirs, deltas))
-    if len(reference) != len(native):  # (unreachable: a parser built by one and not the other differs first)
-        raise AssertionError(f"the engines made {len(reference)} and {len(native)} calls")
-    for ours, theirs in zip(reference, native, strict=True):
-        if ours.lane != theirs.lane:
-            raise AssertionError(
-                f"the engines armed different lanes after {ours.call} (the same events so far): "
-                f"python {ours.lane!r}, native {theirs.lane!r}"
-            )
+    if len(reference) != len(full):  # (unreachable: a parser built by one and not the other differs first)
+        raise AssertionError(f"the engines made {len(reference)} and {len(full)} calls")
+    if options.get("lanes", True) is False:
+        return
+    lanes = engine_steps(grammar, deltas, "native", **options)
+    expected, got = _transcript(reference), _transcript(lanes)
+    if got != expected:
+        at = next((k for k, (a, b) in enumerate(zip(expected, got, strict=False)) if a != b), None)
+        if at is None:
+            at = min(len(expected), len(got))
+        raise AssertionError(
+            f"the native core's lanes changed the events (merged) at event {at}: "
+            f"reference {expected[at : at + 2]!r:.600}, native {got[at : at + 2]!r:.600}; "
+            f"deltas {list(deltas)!r:.300}"
+        )
 
 
-def _outcome(call: Callable[[], Sequence[Event]]) -> tuple[tuple[Any, ...], str]:
-    """What ``call`` returned or raised: the outcome compared, and how it is shown."""
+def _transcript(steps: Sequence[Step]) -> list[tuple[Any, ...]]:
+    """What a run gave over the whole stream: its events merged
+    (:func:`normalize`), each as (class, repr), with each error raised in its
+    place (a call that raised, by where it fell among the events; a latched
+    parser's error raised again by the calls after it counts once: a lane
+    that gathered the deltas before it raises it a few calls later)."""
+    out: list[tuple[Any, ...]] = []
+    events: list[Event] = []
+    for step in steps:
+        if step.outcome[0] == "events":
+            events += step.events
+            continue
+        out += [(type(e), repr(e)) for e in normalize(events)]
+        if events or not out or out[-1] != step.outcome:
+            out.append(step.outcome)
+        events = []
+    out += [(type(e), repr(e)) for e in normalize(events)]
+    return out
+
+
+def _outcome(call: Callable[[], Sequence[Event]]) -> tuple[tuple[Any, ...], str, tuple[Event, ...]]:
+    """What ``call`` returned or raised: the outcome compared, how it is shown,
+    and the events."""
     try:
         events = call()
     except Exception as exc:
-        return _raised(exc)
-    return ("events", type(events), tuple((type(e), repr(e)) for e in events)), repr(events)
+        return (*_raised(exc), ())
+    return ("events", type(events), tuple((type(e), repr(e)) for e in events)), repr(events), tuple(events)
 
 
 def _raised(exc: Exception) -> tuple[tuple[Any, ...], str]:

@@ -173,9 +173,10 @@ class StreamParser(Engine, metaclass=_Prototyped):
         Make call ids deterministic: ids drawn from a seeded generator, or
         ``id_factory(index)`` for each call.
     ``lanes``
-        A testing switch (default True). False arms none of the engine's
-        short paths (:mod:`toolparse.engine.lanes`): every delta is read
-        through the full path. The events are the same, only slower.
+        A testing switch (default True) of the native core. False arms none of
+        its short paths (``native/src/fast.rs``): every delta is read through
+        the full path. The events are the same, only slower. The Python
+        reference has no lanes and ignores it.
     """
 
     if not TYPE_CHECKING:

@@ -1,7 +1,9 @@
 //! toolparse's engine without Python.
 //!
 //! The parts of the native core that need nothing of Python: scanning text
-//! for markers, lexicons, the JSON and value readers and their helpers. The
+//! for markers, lexicons, the JSON and value readers and their helpers, and
+//! the grammars' tables, read from data (`grammar`; every registered
+//! grammar's data is generated into `grammars/`). The
 //! binding crate (`native/`, `toolparse._native`) builds the Python engine's
 //! twin on them; nothing here links libpython, so `cargo test -p
 //! toolparse-core` runs without it, and nothing here is `unsafe`.
@@ -12,16 +14,24 @@
 
 #![forbid(unsafe_code)]
 
+pub mod calls;
+pub mod calls_json;
+pub mod coercion;
 pub mod entities;
 pub mod fxhash;
+pub mod grammar;
 pub mod json;
 pub mod lexicon;
 pub mod markers;
 pub mod pieces;
 pub mod prefixes;
+pub mod printable;
+mod printable_table;
+pub mod pyliteral;
 pub mod scan;
 pub mod tags;
 pub mod text;
+pub mod typer;
 pub mod typing;
 pub mod value;
 pub mod wide;

@@ -153,6 +153,37 @@ pub fn lossy(bytes: &[u8]) -> String {
         .collect()
 }
 
+/// Whether `c` is a high (leading) UTF-16 surrogate.
+pub fn is_high(c: u32) -> bool {
+    (0xD800..=0xDBFF).contains(&c)
+}
+
+/// Whether `c` is a low (trailing) UTF-16 surrogate.
+pub fn is_low(c: u32) -> bool {
+    (0xDC00..=0xDFFF).contains(&c)
+}
+
+/// `join_surrogate_pairs`: UTF-16 surrogate pairs joined into the characters
+/// they encode; lone surrogates kept.
+pub fn join_surrogate_pairs(text: &mut Vec<u32>) {
+    if !text.iter().any(|&c| (0xD800..=0xDFFF).contains(&c)) {
+        return;
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut k = 0;
+    while k < text.len() {
+        let c = text[k];
+        if is_high(c) && k + 1 < text.len() && is_low(text[k + 1]) {
+            out.push(0x10000 + ((c - 0xD800) << 10) + (text[k + 1] - 0xDC00));
+            k += 2;
+        } else {
+            out.push(c);
+            k += 1;
+        }
+    }
+    *text = out;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

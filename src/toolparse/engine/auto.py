@@ -147,7 +147,7 @@ def compile_auto(name: str, members: Sequence[tuple[Grammar, CompiledGrammar]]) 
     }
     openers = Lexicon(anywhere)
     tables = {compiled.name: compiled for _, compiled in members}
-    tokens = [t for c in tables.values() if c.tokens for t in c.openers.literals]
+    tokens = [t for c in tables.values() if c.tokens for t in sorted(c.openers.literals)]  # (a stable order)
     return CompiledGrammar(
         name,
         openers,

@@ -50,7 +50,7 @@ from toolparse.events import (
     new_tool_call,
     replace_lone_surrogates,
 )
-from toolparse.readers.json import STRING_RUN, JsonRewriter, ValueTyper, parse_value
+from toolparse.readers.json import JsonRewriter, ValueTyper, parse_value
 from toolparse.readers.pieces import Pieces
 from toolparse.tools import Tool
 
@@ -76,7 +76,9 @@ _DROP = 5  # read and dropped
 
 
 class OpenString(NamedTuple):
-    """A string argument that streams (the engine's string lane)."""
+    """A string argument that streams, as the native core's string lane takes
+    it: what the native calls' ``open_string`` test hook returns (the reference
+    has no lanes: its calls read every delta)."""
 
     args: Pieces
     """The call's argument pieces: the lane's text joins them, a run at a time."""
@@ -87,7 +89,7 @@ class OpenString(NamedTuple):
     value, a delta this is found nowhere in is taken JSON-encoded."""
     piece: Callable[[str, re.Match[str]], tuple[str, str] | None] | None = None
     """(A value) any other delta is taken as this says, given ``plain``'s first
-    match (see :meth:`toolparse.engine.value.ValueReader.fast_piece`)."""
+    match (the native core's ``fast_piece``)."""
 
 
 @dataclass(slots=True)
@@ -291,7 +293,6 @@ class Call:
     """The state of one call while its markup streams in."""
 
     __slots__ = (
-        "_opened",
         "args",
         "ctx",
         "extra_issues",
@@ -312,7 +313,7 @@ class Call:
         self.scratch: list[str] = []  # argument pieces written since the last flush
         self.args = Pieces()  # argument pieces flushed (emitted, or held for an unstarted call)
         self.started = False
-        self.streaming = False  # started and flushing: the engine's string lane may apply
+        self.streaming = False  # started and flushing (where the native core's string lane may apply)
         self.index: int | None = None
         self.id: str | None = None
         self.problem: str | None = None
@@ -320,7 +321,6 @@ class Call:
         """The error's reason when there is a ``problem``."""
         self.typer: SchemaTyper | None = None  # inline coercion of the arguments
         self.extra_issues: tuple[Issue, ...] = ()
-        self._opened: OpenString | None = None
 
     def announce(self, name: str) -> None:
         """The name is known: start the call (if the tool is known) and emit
@@ -343,18 +343,6 @@ class Call:
     def holding(self) -> bool:
         """Hook: True while what is in ``scratch`` must not be emitted yet."""
         return False
-
-    def open_string(self) -> OpenString | None:
-        """Hook: see :meth:`toolparse.engine.machine.Machine.open_string`."""
-        return None
-
-    def _open(self) -> OpenString:
-        """The call's :class:`OpenString` (built once: its fields never change)."""
-        opened = self._opened
-        if opened is None:
-            assert self.index is not None and self.id is not None
-            opened = self._opened = OpenString(self.args, self.index, self.id, STRING_RUN)
-        return opened
 
     def flush(self) -> None:
         """Emit what was written since the last flush as one delta (or hold it)."""
@@ -487,11 +475,6 @@ class EnvelopeCall(Call):
     def holding(self) -> bool:
         return self._args_kind() == '"'  # a JSON-encoded string: decoded when complete
 
-    def open_string(self) -> OpenString | None:
-        if not self.streaming or not self.reader.in_plain_string(self.scratch):
-            return None
-        return self._open()
-
     def outcome(self, end: int | None) -> Outcome:
         if self.problem is None and self.name is None:
             self.problem = "the call object has no 'name'"
@@ -510,11 +493,6 @@ class JsonArgsCall(Call):
         self.typer = ctx.typer_for(name)
         self.reader = JsonRewriter(self.scratch, max_depth=ctx.max_depth, typer=self.typer)
         self.announce(name)
-
-    def open_string(self) -> OpenString | None:
-        if not self.streaming or not self.reader.in_plain_string(self.scratch):
-            return None
-        return self._open()
 
 
 # -- named text members: <parameter=city>Paris</parameter> -----------------------------------
@@ -643,12 +621,6 @@ class MemberCall(Call):
         included) and takes no second value (a parameter repeated where the schema
         wants an array does)."""
         return key not in self._deferred and (key == self._key or key in self._keys)
-
-    def open_string(self) -> OpenString | None:
-        """While a string member streams: the engine may append plain text itself."""
-        if self._mode != _STREAM or not self.started or self.scratch:
-            return None
-        return self._open()  # (the value reader completes it)
 
     def sole_string_property(self) -> str | None:
         """The one property of the tool's schema, when it has exactly one and it

@@ -109,7 +109,8 @@ class CName(CRegion):
     declared: bool = False
     pattern: re.Pattern[str] | None = None
     """What may end the name or make it bad (None: anything may, as a property
-    name's end may begin anywhere)."""
+    name's end may begin anywhere): the native core's gather lane takes a
+    delta with none of it."""
     longest: int = 0
     """How long the name's text may grow (a stripped name may carry spaces)."""
     reach: int = 0
@@ -128,8 +129,10 @@ class CJsonCalls(CRegion):
     then: int = TO_END
     """Where reading goes on after the calls."""
     separators: str = ","
-    keys: tuple[tuple[str, ...], tuple[str, ...]] = (("name",), ("arguments", "parameters"))
-    """The keys that hold a call's name, and those that hold its arguments."""
+    keys: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    """The keys that hold a call's name, and those that hold its arguments (the
+    declaration's: ``JsonCalls.name_keys`` and ``argument_keys`` hold the
+    defaults; the native core has them from the grammar data)."""
 
 
 @dataclass(slots=True)
@@ -151,8 +154,8 @@ class CValue(CRegion):
     keep_newlines: bool = False
     balanced: bool = False
     closers: tuple[str, ...] = ()
-    """The closing tags that end the value but not the call (see
-    Machine.only_closes_value)."""
+    """The closing tags that end the value but not the call (the native core's
+    gather lane takes a delta that only completes one: ``only_closes_value``)."""
     closed_by_key: bool = False
     """The key's own closing tag ends the value but not the call."""
 
@@ -223,10 +226,11 @@ class CompiledGrammar:
     """Every character a call or its block can end with: the last character of
     each literal terminal, a tag's ``>``, and JSON's and Python's closing
     brackets. A delta with none of them cannot complete a call that has begun
-    (the engine's gather lane takes such deltas; see ``toolparse.engine.lanes``)."""
+    (the native core's gather lane takes such deltas; the reference reads them)."""
     opener_prefixes: frozenset[str] = frozenset()
     """Every proper prefix of a literal opener: text held back as one of them
-    stays held while the next deltas only lengthen it."""
+    stays held while the next deltas only lengthen it (the native core's
+    prefix lane)."""
     markup_prefixes: frozenset[str] = frozenset()
     """The same for every literal terminal of the blocks."""
     token_openers: Lexicon | None = None

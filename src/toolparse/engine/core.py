@@ -17,27 +17,25 @@ the input (invariant 1). Readers decide on characters only, never on where a
 delta ended, and where they cannot decide yet the engine gives them the
 same characters again with the next delta (invariants 2 and 3).
 
-Most deltas never reach a reader: after each read the engine arms one lane
-(:mod:`toolparse.engine.lanes`) that takes the deltas which cannot change
-anything a reader would decide. Lanes and the full path run inside one error
-boundary: a bug anywhere leaves the parser latched in an error state.
+This is the reference: every delta is read this one way, the full path, by
+one reader per region, inside one error boundary (a bug anywhere leaves the
+parser latched in an error state). The short paths that take most deltas
+without a reader (the lanes) are the native core's alone (``native/src/fast.rs``),
+checked against this full path event for event (``tests/test_native.py``,
+``toolparse fuzz --compare``).
 """
 
 from __future__ import annotations
 
-import functools
-import json
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
 from toolparse.engine import native
 from toolparse.engine.auto import TRIAL
-from toolparse.engine.calls import CallContext, OpenString, Outcome
+from toolparse.engine.calls import CallContext, Outcome
 from toolparse.engine.compile import Block, CompiledGrammar, COpener
 from toolparse.engine.declare import Grammar, Reasoning
-from toolparse.engine.lanes import ALL, ANY, EVERY, NEWLINES_AND_SURROGATES, Lane, Stops, stops_of
-from toolparse.engine.lexicon import Hit, Lexicon
+from toolparse.engine.lexicon import Hit
 from toolparse.engine.machine import Machine
 from toolparse.engine.native import concrete, use_native
 from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner, shared_scanner
@@ -53,28 +51,16 @@ from toolparse.events import (
     ToolCall,
     ToolCallDelta,
     ToolCallStart,
-    UnfrozenCallDelta,
     new_call_delta,
     new_reasoning_delta,
     new_text_delta,
 )
-from toolparse.readers.json import STRING_RUN
 from toolparse.readers.pieces import Pieces
 
 if TYPE_CHECKING:  # (typed by its stub, toolparse/_native.pyi; imported at run time only where built)
     from toolparse._native import Core as NativeCore
 
-_encode_json: Final = json.encoder.encode_basestring
-_new_event = object.__new__
-_set_text = TextDelta.__dict__["text"].__set__
-_RUN: Final = 256  # deltas the string lane takes before it joins them
-_GATHER: Final = 64  # characters gathered at most inside a call before they are read
-_GATHER_QUIET: Final = 4096  # the same where nothing streams (see Machine.quiet_until)
 _WINDOW: Final = 4096  # the least of a large delta a block is given at a time
-# (a string lane's stops: a value's markup and entities need its reader; its
-# quotes and backslashes are only JSON-escaped, by the sink)
-_JSON_STRING_STOPS: Final = stops_of('"\\')
-_VALUE_STOPS: Final = stops_of("<&")
 
 
 class Engine:
@@ -90,47 +76,25 @@ class Engine:
     _state: ClassVar[tuple[str, ...]] = (
         "_answered",
         "_broken",
-        "_call_ends",
         "_closed",
-        "_closes_once",
         "_collapse",
         "_ctx",
         "_cut_checked",
         "_errors_as_text",
-        "_first_characters",
-        "_gather_lane",
-        "_gathered",
         "_grammar",
         "_held",
         "_high_surrogate",
-        "_kept",
-        "_lane",
-        "_lanes",
-        "_line_lane",
         "_machine",
         "_machines",
         "_max_call_chars",
-        "_name_ends",
         "_offset",
-        "_prefix",
-        "_prefix_lane",
         "_raw",
         "_raw_base",
         "_reasoning_calls",
         "_reasoning_for",
-        "_reasoning_lane",
         "_reasoning_runs",
         "_refeed_until",
         "_scanner",
-        "_string",
-        "_string_args",
-        "_string_id",
-        "_string_index",
-        "_string_lane",
-        "_string_run",
-        "_string_stops",
-        "_string_value",
-        "_text_lane",
         "_thought",
         "_thought_chars",
         "_thought_reader",
@@ -154,7 +118,6 @@ class Engine:
     engine: ClassVar[str] = "python"
     """Which engine runs: ``"python"`` (the reference) or ``"native"`` (see
     :mod:`toolparse.engine.native`)."""
-    _Lane: ClassVar[Callable[..., Lane]] = Lane
 
     def __new__(cls, *args: Any, engine: str | None = None, **kwargs: Any) -> Engine:
         if "_concrete" not in cls.__dict__:  # (the class named: run one of its concrete twins)
@@ -177,7 +140,9 @@ class Engine:
         engine: str | None = None,
     ) -> None:
         """``engine``: ``"native"``, ``"python"`` or None (the default: see
-        :func:`toolparse.engine.native.use_native`); chosen by ``__new__``."""
+        :func:`toolparse.engine.native.use_native`); chosen by ``__new__``.
+        ``lanes``: the native core's short paths (False: it reads every delta
+        through its full path); the reference has none, and ignores it."""
         self._grammar = grammar
         # (grammar="auto") the reasoning of the grammar decided, by its declaration
         self._reasoning_for = reasoning_for or (lambda _: reasoning)
@@ -229,30 +194,8 @@ class Engine:
         self._thought: list[str] | None = [] if keeps and grammar.openers.terms else None
         self._thought_chars = 0
         self._thought_reader: ThoughtReader | None = None  # (what the kept text let go, read)
-        self._call_ends, self._name_ends = _gather_stops(grammar.call_ends)
-        # -- the lanes (see toolparse.engine.lanes): one of each kind, at most one armed
-        self._lanes = lanes
-        # (the sinks of the text and gather lanes, and a JSON string's, are inlined in feed)
-        new_lane = self._Lane
-        self._text_lane = new_lane("text", None, self._still_plain, unprintable=NEWLINES_AND_SURROGATES)
-        self._line_lane = new_lane("line start", None, self._at_line_start)
-        self._reasoning_lane = new_lane("reasoning", self._to_reasoning)
-        self._gather_lane = new_lane("gather", None, self._closes_value, unprintable=None)
-        self._prefix_lane = new_lane("prefix", None, self._lengthens_prefix)
-        self._string_lane = new_lane("string", self._to_string, self._string_piece, unprintable=ANY)
-        self._gathered: list[str] = []  # (gather and prefix lanes) the deltas taken, not yet read
-        self._closes_once = False  # (gathering in a value) see Machine.only_closes_value
-        self._prefix = ""  # (prefix lane) the held text and what lengthened it
-        self._string: OpenString | None = None  # (string lane) the string that streams (or last did)
-        self._string_index, self._string_id, self._string_value = 0, "", False  # (its fields, at hand)
-        self._string_stops = ALL  # (its lane's stops)
-        self._string_run: list[str] = []  # (string lane) raw text taken, not yet in _raw
-        self._string_args: list[str] = []  # (string lane, a value) its arguments text
-        self._kept = ""  # (string lane) text the next delta decides (an escape's backslash, a last line)
-        self._first_characters = False  # a string value begins: its first characters are read
         if grammar.start is not None and not answer_later:  # the whole output is one block
             self._begin(grammar.start, "")
-        self._lane: Lane | None = self._next_lane()
 
     def _made_like(self) -> Engine:
         """A parser as this one was when it was built: ``self`` is a prototype
@@ -283,8 +226,9 @@ class Engine:
 
         @property
         def lane(self) -> str | None:
-            """The lane armed for the next delta ("text", "string", "gather", ...), or
-            None: it will be read through the full path. For tests and debugging."""
+            """The native core's lane armed for the next delta ("text", "string",
+            "gather", ...), or None: it will be read through the full path (always,
+            in the reference, which has no lanes). For tests and debugging."""
 
         def close(self) -> list[Event]:
             """End of the stream: flush held text and finish (or fail) an open call."""
@@ -314,52 +258,10 @@ class Engine:
 
     def _reference_feed(self, delta: str) -> list[Event]:
         """The reference's ``feed`` (see :class:`ReferenceShell`)."""
-        lane = self._lane
-        if lane is None or type(delta) is not str:  # (a lane is never armed on a closed or broken parser)
+        if self._broken is not None or self._closed or type(delta) is not str:
             self._refuse(delta, "feed() called after close(): this parser is finished")
         try:
-            if lane is not None:
-                if (
-                    delta
-                    and lane.stop not in delta
-                    and lane.stop2 not in delta
-                    and lane.stop3 not in delta
-                    and (lane.more is None or lane.more.search(delta) is None)
-                    and (
-                        delta.isprintable()
-                        or lane.unprintable is None
-                        or lane.unprintable.search(delta) is None
-                    )
-                ):
-                    # (the three busiest sinks are inlined: as calls they cost 5 to 10%)
-                    if lane is self._text_lane:  # plain text as it stands
-                        self._offset += len(delta)
-                        event = _new_event(TextDelta)
-                        _set_text(event, delta)
-                        return [event]
-                    if len(delta) > lane.room:
-                        return self._read(delta, True)
-                    lane.room -= len(delta)
-                    if lane is self._gather_lane:  # read later, with the delta that decides
-                        self._gathered.append(delta)
-                        return []
-                    if lane is not self._string_lane or self._string_value:
-                        return lane.sink(delta)
-                    run = self._string_run  # a JSON string's text: its own JSON
-                    run.append(delta)
-                    if len(run) >= _RUN:
-                        self._take_string_run()
-                    call_delta = _new_event(UnfrozenCallDelta)  # (new_call_delta, inlined)
-                    call_delta.index = self._string_index
-                    call_delta.id = self._string_id
-                    call_delta.arguments_delta = delta
-                    call_delta.__class__ = ToolCallDelta
-                    return [call_delta]
-                if lane.other is not None:
-                    taken = lane.other(delta)
-                    if taken is not None:
-                        return taken
-            return self._read(delta, lane is not None)
+            return self._read(delta)
         except Exception as exc:
             raise self._latch(exc)  # noqa: B904 (the cause is set by _latch)
 
@@ -370,9 +272,6 @@ class Engine:
         self._closed = True
         out: list[Event] = []
         try:
-            if self._lane is not None:  # (what the lane took is read as the delta it was, then the end)
-                out = self._read("", after_lane=True)
-                self._lane = None
             self._run(self._high_surrogate, out, final=True)
             self._high_surrogate = ""
             self._end_of_stream(out)
@@ -399,9 +298,9 @@ class Engine:
         return auto.owners[machine.block] if machine is not None and machine.committed else None
 
     def _reference_lane(self) -> str | None:
-        """The lane armed for the next delta ("text", "string", "gather", ...), or
-        None: it will be read through the full path. For tests and debugging."""
-        return None if self._lane is None else self._lane.name
+        """None: the reference arms no lane, it reads every delta through the
+        full path (the lanes are the native core's)."""
+        return None
 
     # -- the error boundary -------------------------------------------------------------
 
@@ -420,7 +319,6 @@ class Engine:
         raises the same error. A bug inside the parser becomes an
         :class:`InternalParserError`; a caller's mistake noticed mid-stream (an
         ``id_factory`` that fails) stays as it was raised."""
-        self._lane = None
         if isinstance(exc, ToolparseError):
             self._broken = exc
             return exc
@@ -430,24 +328,8 @@ class Engine:
 
     # -- the full path -------------------------------------------------------------------
 
-    def _read(self, delta: str, after_lane: bool = False) -> list[Event]:
-        """Read ``delta`` through the scanner or the block's readers; then arm the
-        lane for the next delta. ``after_lane``: the lane armed is left, and what it
-        took and gave no reader (gathered deltas, a string's run and kept text) is
-        read first, together with ``delta``."""
-        if after_lane:
-            self._lane = None
-            self._closes_once = False
-            if self._string_run:
-                self._take_string_run()
-            if self._kept:
-                delta = self._kept + delta
-                self._kept = ""
-            if self._gathered:
-                gathered = self._gathered
-                gathered.append(delta)
-                delta = "".join(gathered)
-                gathered.clear()
+    def _read(self, delta: str) -> list[Event]:
+        """Read ``delta`` through the scanner or the block's readers."""
         if self._high_surrogate:
             delta = self._high_surrogate + delta
             self._high_surrogate = ""
@@ -463,279 +345,7 @@ class Engine:
                 out = self._joined_reasoning(out)
             if self._collapse:
                 out = _collapsed(out)
-        self._lane = self._next_lane()
         return out
-
-    def _next_lane(self) -> Lane | None:
-        """The lane for the next delta, as what is reading now says (None: read it)."""
-        if not self._lanes or self._high_surrogate:
-            return None
-        first_characters = self._first_characters
-        self._first_characters = False
-        machine = self._machine
-        if machine is None:
-            scanner = self._scanner
-            if self._held:
-                if scanner.in_reasoning or self._held not in scanner.opener_prefixes:
-                    return None
-                self._prefix = self._held
-                return self._prefix_lane.arm_prefix(scanner.opener_prefixes)
-            if scanner.in_reasoning:
-                stops = scanner.reasoning_stops
-                return None if stops is None else self._reasoning_lane.arm(stops)
-            stops = scanner.text_stops
-            if stops is not None:
-                return self._arm_text(stops)
-            return self._line_lane.arm_every() if scanner.at_line_start else None
-        # (with collapse, no string lane: it emits deltas itself)
-        if not self._collapse and not self._held and not first_characters:
-            string = machine.open_string()
-            if string is not None:
-                return self._open_string(string)
-        if machine.in_committed_call:
-            quiet = machine.quiet_until
-            if quiet is not None:  # (nothing streams before it: gather more)
-                return self._gather_lane.arm_pattern(quiet, _GATHER_QUIET)
-            if machine.string_starts:  # (its first characters: read with their delta)
-                self._first_characters = True
-                return None
-            if machine.announced:
-                self._closes_once = machine.in_value
-                return self._gather_lane.arm_pattern(self._call_ends, _GATHER)
-            return self._gather_lane.arm_pattern(self._name_ends, _GATHER)
-        if self._held:
-            if self._held not in self._grammar.markup_prefixes:
-                return None
-            self._prefix = self._held
-            return self._prefix_lane.arm_prefix(self._grammar.markup_prefixes)
-        name = machine.name_room
-        if name is not None:  # (a name: nothing comes of it yet)
-            return self._gather_lane.arm_pattern(*name)
-        return None
-
-    # -- the sinks and second looks of the lanes --------------------------------------
-
-    def _at_line_start(self, delta: str) -> list[Event] | None:
-        """(line start) A line whose first character no fence or quote begins
-        with is ordinary text: the text lane takes it from there."""
-        if not self._scanner.starts_ordinary_line(delta):
-            return None
-        stops = self._scanner.text_stops
-        assert stops is not None
-        self._lane = self._arm_text(stops)
-        return self.feed(delta)
-
-    def _arm_text(self, stops: Stops) -> Lane:
-        """The text lane, armed for the scanner's state."""
-        lane = self._text_lane.arm(stops)
-        lane.openers = self._scanner.plain_openers
-        lane.prefixes = self._scanner.opener_prefixes
-        return lane
-
-    def _still_plain(self, delta: str) -> list[Event] | None:
-        """(text lane) A delta that holds a stop, but where no opener begins
-        (``x < 4``), is plain text as it stands too: the scanner would find
-        nothing in it, hold nothing back, and stay where it is; where one begins
-        cut by its end (``x <``, ``to``), the text before it is text and the cut
-        part is held, with the prefix lane armed, as after a read. (Its other
-        characters are the lane's to refuse: a newline, a surrogate.)"""
-        lane = self._text_lane
-        end = _plain_up_to(delta, lane.openers)
-        if end is None:
-            return None
-        if end < len(delta):  # (an opener cut by the delta's end: held, as the scanner holds it)
-            held = delta[end:]
-            prefixes = lane.prefixes
-            if prefixes is None or held not in prefixes:
-                return None
-            self._held = self._prefix = held
-            self._lane = self._prefix_lane.arm_prefix(prefixes)
-            if not end:
-                return []
-            delta = delta[:end]
-        self._offset += len(delta)
-        return [new_text_delta(delta)]
-
-    def _to_reasoning(self, delta: str) -> list[Event]:
-        """(reasoning lane) Reasoning with nothing that may begin its closer."""
-        self._offset += len(delta)
-        if self._thought is not None:
-            self._keep_thought(delta)
-        return [new_reasoning_delta(delta, delta)]
-
-    def _closes_value(self, delta: str) -> list[Event] | None:
-        """(gather lane, in a value) A delta that only completes one of the value's
-        closing tags (see Machine.only_closes_value) is gathered too, once. (The
-        gather lane's sink is inlined in feed: inside a committed call (see
-        Machine.in_committed_call), a delta that cannot end it is only gathered, up
-        to _GATHER characters, and the machine reads them in one go: the events are
-        the same, at most _GATHER characters later, and a small call costs a few
-        reads instead of one per delta. So is a name being read before any call is
-        announced (see Machine.name_room), up to its limit.)"""
-        machine = self._machine
-        lane = self._gather_lane
-        if not self._closes_once or machine is None or len(delta) > lane.room:
-            return None
-        self._closes_once = False
-        gathered = self._held + "".join(self._gathered)
-        assert lane.more is not None
-        if not machine.only_closes_value(gathered + delta, len(gathered), lane.more):
-            return None
-        lane.room -= len(delta)
-        self._gathered.append(delta)
-        return []
-
-    def _lengthens_prefix(self, delta: str) -> list[Event] | None:
-        """(prefix lane) Held text that may be a terminal: a delta that only
-        lengthens it (a terminal still, and not yet whole) changes nothing a
-        reader could decide, and is gathered (read with the delta that decides)."""
-        prefix = self._prefix + delta
-        prefixes = self._prefix_lane.prefixes  # (a block's markup, or the scanner's openers)
-        assert prefixes is not None
-        if prefix not in prefixes:
-            return None if self._machine is not None else self._text_after_prefix(prefix)
-        self._prefix = prefix
-        self._gathered.append(delta)
-        return []
-
-    def _text_after_prefix(self, text: str) -> list[Event] | None:
-        """(prefix lane, in the text) The held text and the delta after it begin
-        no opener after all (``x <`` then `` 4``): the scanner would take them as
-        text, hold nothing back and stay where it is, so they are text, and the
-        text lane is armed again; or they only begin one cut by their end
-        (``t`` then ``he t``): the text before it is text, and the cut part is
-        held instead, as ``_still_plain`` holds it."""
-        scanner = self._scanner
-        stops = scanner.text_stops
-        if stops is None:
-            return None
-        end = _plain_up_to(text, scanner.plain_openers)
-        if end is None:
-            return None
-        held = text[end:]
-        if held and held not in scanner.opener_prefixes:
-            return None
-        self._held = self._prefix = held
-        self._gathered.clear()
-        self._lane = self._prefix_lane.arm_prefix(scanner.opener_prefixes) if held else self._arm_text(stops)
-        if not end:
-            return []
-        self._offset += end
-        return [new_text_delta(text[:end] if held else text)]
-
-    def _open_string(self, string: OpenString) -> Lane:
-        """Arm the string lane for ``string`` (a string argument that streams)."""
-        # (the native core reads a JSON string's text as STRING_RUN, a value's as
-        # ValueReader.fast_piece does, and knows their first stops)
-        assert string.piece is not None or (string.plain is STRING_RUN and _JSON_STRING_STOPS[0] == '"')
-        assert _VALUE_STOPS[0] == "<"
-        if string is not self._string:  # (a new string: often the same one again)
-            self._string = string
-            self._string_index, self._string_id = string.call_index, string.call_id
-            self._string_value = string.piece is not None
-            self._string_stops = _JSON_STRING_STOPS if string.piece is None else _VALUE_STOPS
-        return self._string_lane.arm(self._string_stops, self._max_call_chars - self._raw.length)
-
-    def _to_string(self, delta: str) -> list[Event]:
-        """(string lane, a value) Plain text inside a value that streams as a string:
-        taken into the run as it is, its JSON into the arguments (both joined into
-        the call a run at a time). (A JSON string's text is its own JSON: feed takes
-        it inline.)"""
-        run = self._string_run
-        run.append(delta)
-        if '"' in delta or "\\" in delta:
-            delta = _encode_json(delta)[1:-1]
-        self._string_args.append(delta)
-        if len(run) >= _RUN:
-            self._take_string_run()
-        call_delta = _new_event(UnfrozenCallDelta)  # (new_call_delta, inlined)
-        call_delta.index = self._string_index
-        call_delta.id = self._string_id
-        call_delta.arguments_delta = delta
-        call_delta.__class__ = ToolCallDelta
-        return [call_delta]
-
-    def _string_piece(self, delta: str) -> list[Event] | None:
-        """(string lane) A delta that is not plain text as it stands: an escape, a
-        value's newline or markup that cannot end it yet, as the string's own
-        reader says (text that must wait for the next delta, the end of an escape
-        or a value's last newline, is kept). None: a reader must read it."""
-        string = self._string
-        assert string is not None
-        _, index, call_id, plain, value_piece = string
-        text = self._kept + delta if self._kept else delta
-        kept = ""
-        piece: str | None
-        if value_piece is not None:
-            breaker = plain.search(text)
-            if breaker is None:  # (no markup, entity or blank last line)
-                piece = _encode_json(text)[1:-1]
-            else:
-                found = value_piece(text, breaker)
-                piece, kept = found if found is not None else (None, "")
-        elif plain.fullmatch(text) is not None:
-            piece = text
-        elif text[-1:] == "\\" and plain.fullmatch(text, 0, len(text) - 1) is not None:
-            piece, kept = text[:-1], "\\"  # (an escape cut in two)
-        else:
-            piece = None
-        lane = self._string_lane
-        room = lane.room - len(text)
-        if piece is None or room < 0:
-            return None if value_piece is None else self._ends_value(delta)
-        if kept or self._kept:  # (while text is kept, every delta is decided here)
-            lane.stop = EVERY if kept else self._string_stops[0]
-            self._kept = kept
-            room += len(kept)
-        lane.room = room
-        if not piece:
-            return []
-        run = self._string_run
-        if value_piece is None:  # (a JSON string's text is its own canonical form)
-            run.append(piece)
-        else:
-            run.append(text[: len(text) - len(kept)] if kept else text)
-            self._string_args.append(piece)
-        if len(run) >= _RUN:
-            self._take_string_run()
-        call_delta = _new_event(UnfrozenCallDelta)  # (new_call_delta, inlined)
-        call_delta.index = index
-        call_delta.id = call_id
-        call_delta.arguments_delta = piece
-        call_delta.__class__ = ToolCallDelta
-        return [call_delta]
-
-    def _ends_value(self, delta: str) -> list[Event] | None:
-        """Leaving the string lane at ``delta`` (after the text it kept): when it
-        only completes the value's closing tag (see Machine.only_closes_value), it
-        is gathered as after a read, not read."""
-        machine = self._machine
-        assert machine is not None
-        text = self._kept + delta
-        if len(text) > _GATHER or not machine.only_closes_value(text, 0, self._call_ends):
-            return None
-        if self._string_run:
-            self._take_string_run()
-        self._kept = ""
-        self._gathered.append(text)
-        self._lane = self._gather_lane.arm_pattern(self._call_ends, _GATHER - len(text))
-        return []
-
-    def _take_string_run(self) -> None:
-        """Move the text the string lane took into the block's raw text and the
-        call's arguments (one join per run of deltas, not two appends per delta)."""
-        string = self._string
-        assert string is not None
-        run = self._string_run
-        taken = "".join(run)
-        run.clear()
-        self._raw.append(taken)
-        if string.piece is None:
-            string.args.append(taken)
-        else:
-            args = self._string_args
-            string.args.append("".join(args))
-            args.clear()
 
     # -- reading ------------------------------------------------------------------------
 
@@ -965,7 +575,6 @@ class Engine:
         assert auto is not None
         grammar = self._grammar = auto.members[name]
         self._scanner = self._scanner.switched(grammar, self._reasoning_for(auto.declarations[name]))
-        self._call_ends, self._name_ends = _gather_stops(grammar.call_ends)
 
     def _end_of_stream(self, out: list[Event]) -> None:
         if not self._answered and self._machine is None:  # a forced answer that never began (or held no call)
@@ -1167,35 +776,6 @@ class ReferenceShell:
     grammar_name = property(Engine._reference_grammar_name, doc=Engine._reference_grammar_name.__doc__)
     decided = property(Engine._reference_decided, doc=Engine._reference_decided.__doc__)
     lane = property(Engine._reference_lane, doc=Engine._reference_lane.__doc__)
-
-
-def _plain_up_to(text: str, lexicon: Lexicon | None) -> int | None:
-    """How much of ``text`` is plain text as it stands where the literal openers
-    of ``lexicon`` are looked for (see ``Lane.openers``): all of it when no
-    opener begins in it, or up to an opener cut by its end. None where a reader
-    must look: an opener whole, a newline (a Markdown line begins) or a
-    surrogate (the full path joins pairs), or no ``lexicon``."""
-    if lexicon is None or not text or NEWLINES_AND_SURROGATES.search(text) is not None:
-        return None
-    assert lexicon.literal_patterns is not None
-    full, partial = lexicon.literal_patterns
-    if full.search(text) is not None:
-        return None
-    cut = partial.search(text, max(0, len(text) - lexicon.max_len + 1))
-    return len(text) if cut is None else cut.start()
-
-
-@functools.lru_cache(maxsize=64)
-def _gather_stops(call_ends: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """What ends gathering inside an announced call (one of ``call_ends``, or a
-    string value that begins after ":" or "[", so that it streams from its
-    start), and inside one not yet announced (also any quote: its name may end)."""
-    chars = re.escape(call_ends)
-    # (one character class first, then what the character needs: a delta with
-    # none of them, the usual one, is told in a single pass, twice as fast as
-    # an alternation of two classes)
-    announced = re.compile(rf'[{chars}:\[](?:(?<=[{chars}])|\s*")')
-    return announced, re.compile(f'[{chars}"]')
 
 
 def _collapsed(events: list[Event]) -> list[Event]:

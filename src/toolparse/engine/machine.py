@@ -18,7 +18,6 @@ feeds what it still holds with ``final=True`` and calls :meth:`close`.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from toolparse.engine.calls import (
@@ -27,7 +26,6 @@ from toolparse.engine.calls import (
     EnvelopeCall,
     JsonArgsCall,
     MemberCall,
-    OpenString,
     Outcome,
 )
 from toolparse.engine.compile import (
@@ -36,15 +34,12 @@ from toolparse.engine.compile import (
     TO_FAIL,
     TO_REJECT,
     Block,
-    CJsonArgs,
-    CJsonCalls,
     COpener,
     CStep,
-    CValue,
 )
 from toolparse.engine.lexicon import Hit
 from toolparse.engine.regions import READERS, RegionReader
-from toolparse.engine.value import ValueReader, only_closes
+from toolparse.engine.value import ValueReader
 from toolparse.events import ErrorReason, replace_lone_surrogates
 from toolparse.readers.json import JsonSyntaxError
 from toolparse.readers.pyliteral import parse_literal
@@ -168,83 +163,6 @@ class Machine:
     def announced(self) -> bool:
         """The call being read has been announced."""
         return self.call is not None and self.call.started
-
-    @property
-    def in_committed_call(self) -> bool:
-        """A call is being read that the block can no longer be rejected over
-        (it has been announced, or it is a JSON object begun in a block that is
-        not lenient): the block can end only after the call does (in a
-        character of the grammar's ``call_ends``) or breaks."""
-        call = self.call
-        if call is None or self.failed_at >= 0 or self.finished:
-            return False
-        return call.started or (not self._lenient and self._reader.in_body)
-
-    @property
-    def quiet_until(self) -> re.Pattern[str] | None:
-        """Inside a Python literal's string, which is read whole when the call
-        ends (nothing streams from it): only its quote can change anything."""
-        return self._reader.quiet_until
-
-    @property
-    def string_starts(self) -> bool:
-        """A string value has begun and none of its text is read yet: the engine
-        reads the next delta (a string streams from its first characters)."""
-        value = self.value
-        return value is not None and self.streams and type(self._region) is CValue and value.fresh
-
-    def open_string(self) -> OpenString | None:
-        """Inside a string that streams: the engine's string lane may take a
-        plain delta itself (see :mod:`toolparse.engine.lanes`)."""
-        call = self.call
-        if call is None or not call.started:
-            return None
-        kind = type(self._region)
-        if kind is CValue:
-            value = self.value
-            if value is None or not value.plain:
-                return None
-            path = call.open_string()
-            if path is None:
-                return None
-            opened = value.opened
-            if opened is None:  # (built once per value)
-                args, index, call_id, _, _ = path
-                opened = value.opened = OpenString(args, index, call_id, value.breakers, value.fast_piece)
-            return opened
-        if (kind is CJsonCalls and self._reader.in_body) or kind is CJsonArgs:
-            return call.open_string()
-        return None
-
-    @property
-    def in_value(self) -> bool:
-        """A value region is being read."""
-        return type(self._region) is CValue
-
-    def only_closes_value(self, text: str, start: int, stops: re.Pattern[str]) -> bool:
-        """Reading a value: the first of ``stops`` in ``text[start:]`` is the ``>``
-        that completes one of the value's closing tags that end it but not the
-        call, no markup begins in ``text`` before that tag, and nothing after it
-        is one of ``stops``. Reading ``text`` would then decide nothing at once:
-        the value's end streams nothing that cannot wait (it comes with the
-        markup that follows), and no call ends or string begins (the engine
-        gathers such a delta)."""
-        region = self._region
-        if not isinstance(region, CValue):
-            return False
-        closers = region.closers
-        if region.closed_by_key and self._key is not None:
-            closers = (*closers, f"</{self._key}>")
-        return bool(closers) and only_closes(text, start, stops, closers)
-
-    @property
-    def name_room(self) -> tuple[re.Pattern[str], int] | None:
-        """Reading a name, before any call of the block is announced: text with
-        none of these characters only lengthens it, and nothing can come of it
-        while it stays within this many more characters (the engine gathers it)."""
-        if self.finished or self.failed_at >= 0:
-            return None
-        return self._reader.name_room()
 
     # -- the TagContext of the lexicons ------------------------------------------------
 
@@ -423,12 +341,7 @@ class Machine:
             self.step(CStep(index), at, at, None, base)
             return
         self._region = self._regions[index]
-        reader = self._readers[index]
-        if reader is None:
-            reader = self._enter(index)
-        elif reader.stateful:  # (_enter's usual case, inlined)
-            reader.enter()
-        self._reader = reader
+        self._reader = self._enter(index)
 
     def _enter(self, index: int) -> RegionReader[Any]:
         """The reader of the region ``index`` (-1: the skip region), entered (made

@@ -3,9 +3,11 @@
 toolparse's engine exists twice. The Python classes of :mod:`toolparse.engine`
 are the reference: readable, and complete on their own. The native core
 (``toolparse._native``, the Rust crate in ``native/``, built by ``pip install``
-where a Rust toolchain is found) runs the same engine in Rust: the lanes, the
-text scanner, the block readers and their regions, the calls, from the same
-compiled tables, building the same event classes. What only Python can do
+where a Rust toolchain is found) runs the same engine in Rust: the text
+scanner, the block readers and their regions, the calls, from the same
+compiled tables, building the same event classes; and it alone has the short
+paths that take most deltas without a reader (the lanes: ``lanes=False``
+turns them off), which the reference does not mirror. What only Python can do
 (a call's id, coercion of a complete value, converters, a pydantic model's
 validation) is a call back into Python, once per call or value.
 

@@ -6,8 +6,8 @@ the kinds) and hands every terminal it finds to the machine's
 :meth:`~toolparse.engine.machine.Machine.step`, which starts or ends calls and
 members and says where reading goes on. A reader owns the state of its kind
 (a name's parts, a JSON reader's place, a Python literal's brackets and
-quotes) and answers what the engine's lanes ask about it; the machine owns
-what spans regions (the call, the member, the outcomes).
+quotes); the machine owns what spans regions (the call, the member, the
+outcomes).
 
 Readers decide on characters only, never on where the text they were given
 ends: where they cannot decide yet they stop (:meth:`Machine.wait`) and are
@@ -44,7 +44,6 @@ if TYPE_CHECKING:
 _NOT_SPACE: Final = re.compile(r"[^ \t\r\n]")
 _WS: Final = frozenset(" \t\r\n")
 _REJECT_STEP: Final = CStep(TO_REJECT)
-_QUOTE_STOPS: Final = {q: re.compile(q) for q in "'\""}
 
 # where a JSON reader is
 _LEAD = 0  # before the first call object
@@ -79,17 +78,8 @@ class RegionReader(Generic[R]):
         where more text is needed)."""
         raise NotImplementedError
 
-    # -- what the engine's lanes ask (see Engine._next_lane): attributes, as they are
-    # asked after every read
-
     in_body: bool = False
     """(JSON) Inside a call object."""
-    quiet_until: re.Pattern[str] | None = None
-    """Nothing streams from the text before a match of this (see Machine.quiet_until)."""
-
-    def name_room(self) -> tuple[re.Pattern[str], int] | None:
-        """(A name) See Machine.name_room."""
-        return None
 
 
 class SpaceReader(RegionReader[CSpace]):
@@ -162,14 +152,6 @@ class NameReader(RegionReader[CName]):
 
     def enter(self) -> None:
         self.parts.clear()
-
-    def name_room(self) -> tuple[re.Pattern[str], int] | None:
-        stops = self.region.pattern
-        if stops is None:
-            return None
-        parts = self.parts
-        room = self.region.longest - (len(parts[0]) if len(parts) == 1 else sum(map(len, parts)))
-        return (stops, room) if room > 0 else None
 
     def read(self, text: str, i: int, base: int, final: bool) -> int:
         region, block = self.region, self.block
@@ -259,22 +241,18 @@ class ValueRegionReader(RegionReader[CValue]):
 class LiteralReader(RegionReader[CLiteral]):
     """A Python literal, up to a terminal character outside strings and brackets."""
 
-    __slots__ = ("depth", "escape", "quiet_until", "quote")
+    __slots__ = ("depth", "escape", "quote")
 
     def __init__(self, block: Machine, region: CLiteral) -> None:
         super().__init__(block, region)
         self.depth = 0  # brackets open
         self.quote = ""  # the quote of the string it is in
         self.escape = False  # a backslash ended the last text
-        # (inside a string, which is read whole when the call ends: nothing streams
-        # from it, only its quote can change anything)
-        self.quiet_until = None
 
     def enter(self) -> None:
         self.depth = 0
         self.quote = ""
         self.escape = False
-        self.quiet_until = None
 
     def read(self, text: str, i: int, base: int, final: bool) -> int:
         region, block = self.region, self.block
@@ -308,7 +286,6 @@ class LiteralReader(RegionReader[CLiteral]):
                         return block.wait(i)
                     break
                 self.quote = ""
-                self.quiet_until = None
                 i = end + len(quote)
                 continue
             m = pattern.search(text, i)
@@ -322,7 +299,6 @@ class LiteralReader(RegionReader[CLiteral]):
                     block.value_text(text[start:j])  # (a quote that may be a triple one)
                     return block.wait(j)
                 self.quote = c * 3 if text.startswith(c * 3, j) else c
-                self.quiet_until = _QUOTE_STOPS[c]
                 i = j + len(self.quote)
             elif c in "([{":
                 self.depth += 1

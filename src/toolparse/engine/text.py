@@ -32,7 +32,6 @@ from typing import Final
 
 from toolparse.engine.compile import CompiledGrammar
 from toolparse.engine.declare import Reasoning, Term
-from toolparse.engine.lanes import Stops, stops_of
 from toolparse.engine.lexicon import Hit, Lexicon, TagContext
 from toolparse.errors import InvalidOptionError
 
@@ -129,7 +128,6 @@ class TextScanner:
         "_answer",
         "_answer_openers",
         "_code_openers",
-        "_code_stops",
         "_ctx",
         "_fence",
         "_fence_len",
@@ -139,10 +137,8 @@ class TextScanner:
         "_prelude",
         "_r_close",
         "_r_open",
-        "_r_stops",
         "_reasoning_lexicons",
         "_state",
-        "_stops",
         "ended",
         "opener_prefixes",
         "spelled",
@@ -160,7 +156,8 @@ class TextScanner:
         if reasoning is not None and grammar.auto is not None:  # (a member's own markers, chosen:
             openers = _without(openers, (reasoning.open, reasoning.close, *reasoning.markup))  # reasoning)
         """(``spelled``: what each declared tool's tag, spelled as a literal opener,
-        stands for; ``opener_prefixes``: every proper prefix of a literal opener)"""
+        stands for; ``opener_prefixes``: every proper prefix of a literal opener,
+        read by the native core's text and prefix lanes; the reference has no lanes)"""
         self._ctx = ctx
         self._state = _LINE_START
         self._fence = ""
@@ -195,20 +192,13 @@ class TextScanner:
                     f"reasoning markers {reasoning.open!r}, {reasoning.close!r} cannot be used with "
                     f"the {grammar.name!r} grammar: {exc}"
                 ) from None
-            # (what may begin the closer, or a marker that ends reasoning before it)
-            self._r_stops = stops_of("".join(m[0] for m in (reasoning.close, *reasoning.ended_by)))
             if reasoning.anywhere:  # (else the opener counts only in the prelude, read there)
                 self._openers = self._reasoning_lexicons[0]
             if reasoning.starts_open:
                 self._state = _REASONING
                 self._absorb = reasoning.open is not None
-        # (the characters plain text must not hold to need no look: what a terminal of
-        # the text begins with; the text lane stops at a newline itself, see
-        # lanes.NEWLINES_AND_SURROGATES)
-        self._stops = _stops_of(self._openers)
         # in Markdown code and quotes, the openers that are special tokens (they end it)
         self._code_openers = self._openers if grammar.tokens else grammar.token_openers
-        self._code_stops = _stops_of(self._code_openers)
 
     def switched(self, grammar: CompiledGrammar, reasoning: Reasoning | None) -> TextScanner:
         """A scanner of ``grammar``'s openers where this one stands in the text
@@ -223,57 +213,6 @@ class TextScanner:
     @property
     def in_reasoning(self) -> bool:
         return self._state == _REASONING
-
-    @property
-    def reasoning_stops(self) -> Stops | None:
-        """Inside reasoning, what a delta must not hold to be reasoning as it
-        stands (the engine's reasoning lane); None: every delta needs a look."""
-        if self._state != _REASONING or self._absorb or self._r_close is None:
-            return None
-        return self._r_stops
-
-    @property
-    def text_stops(self) -> Stops | None:
-        """Characters that need a look in the current state (a delta with none of
-        them is plain text as it stands: the engine's text lane); None: every
-        delta needs a look."""
-        state = self._state
-        if self._prelude:
-            return None
-        if state == _TEXT:
-            return self._stops
-        if state in (_QUOTE, _CODE):
-            return self._code_stops
-        return None
-
-    @property
-    def plain_openers(self) -> Lexicon | None:
-        """With :attr:`text_stops`, the lexicon of the openers looked for there
-        when all of them are literal (see ``Lane.openers``); None otherwise."""
-        state = self._state
-        in_code = state in (_QUOTE, _CODE)
-        lexicon = self._openers if state == _TEXT else self._code_openers if in_code else None
-        return lexicon if lexicon is not None and lexicon.literal_patterns is not None else None
-
-    @property
-    def at_line_start(self) -> bool:
-        """At the start of an ordinary line, its kind not known yet (see
-        :meth:`starts_ordinary_line`)."""
-        return self._state == _LINE_START and not self._prelude
-
-    def starts_ordinary_line(self, delta: object) -> bool:
-        """At a line start, True (and the line is ordinary text from now on) when
-        ``delta`` begins with a character no fence or quote begins with."""
-        if (
-            self._state != _LINE_START
-            or self._prelude
-            or not isinstance(delta, str)
-            or not delta
-            or delta[0] in " `~>"
-        ):
-            return False
-        self._state = _TEXT
-        return True
 
     def resume(self, state: int) -> None:
         """(``grammar="auto"``) A special token that ended the Markdown state
@@ -520,13 +459,6 @@ def _run_length(text: str, j: int, c: str) -> int:
     while k < n and text[k] == c:
         k += 1
     return k - j
-
-
-@functools.lru_cache(maxsize=256)  # (lexicons are the grammars' own, kept by their caches)
-def _stops_of(lexicon: Lexicon | None) -> Stops:
-    """The text lane's stops where ``lexicon``'s terminals are looked for (once
-    a lexicon: a scanner is built per parser)."""
-    return stops_of("" if lexicon is None else "".join(sorted(lexicon.first_chars())))
 
 
 @functools.lru_cache(maxsize=64)

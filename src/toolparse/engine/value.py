@@ -35,30 +35,14 @@ is examined a bounded number of times, so reading is linear.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from toolparse.engine.declare import TermLike
 from toolparse.engine.lexicon import Hit, Lexicon, TagContext
-from toolparse.readers.xml_tree import ENTITY, ENTITY_PREFIX, decode_entity, decode_text
-
-if TYPE_CHECKING:
-    from toolparse.engine.calls import OpenString
-
-_encode: Final = json.encoder.encode_basestring
-
-
-_PLAIN_BREAKERS: Final = re.compile(r"[\x00-\x08\x0b-\x1f\ud800-\udfff]")
-# What keeps a text from being taken JSON-encoded as it is: markup, control
-# characters, surrogates, a blank last line (which waits: see fast_piece), and
-# in XML an entity
-_NOT_AS_IS: Final = re.compile(r"[<\x00-\x08\x0b-\x1f\ud800-\udfff]|\n[ \t]*\Z")
-_NOT_AS_IS_XML: Final = re.compile(r"[<&\x00-\x08\x0b-\x1f\ud800-\udfff]|\n[ \t]*\Z")
-_MAX_KEPT = 64  # whitespace after a value's last newline, held by the fast path
-
+from toolparse.readers.xml_tree import ENTITY, ENTITY_PREFIX, decode_entity
 
 _SPECIAL_RAW: Final = re.compile(r"<")
 _SPECIAL_XML: Final = re.compile(r"[<&]")
@@ -151,7 +135,6 @@ class ValueReader:
         self._xml = xml
         self._markup = markup
         self._special = _SPECIAL_XML if xml and not markup else _SPECIAL_RAW
-        self._breakers = _NOT_AS_IS_XML if xml else _NOT_AS_IS
         self._state = _START
         self._newline = False  # a newline read but not yet emitted (it may be the last)
         self._line_start = True  # only whitespace since the value began or the last newline
@@ -169,93 +152,12 @@ class ValueReader:
         self._lead_dropped = keep_newlines  # the one newline after the opening tag is gone
         self._depth: dict[TermLike, int] | None = None  # open nested markup, by its closing terminal
         self._pending: tuple[str, TermLike, str] | None = None  # a terminal awaiting its confirmation
-        self.opened: OpenString | None = None
-        """The engine's string lane record for this value (see Machine.open_string), once built."""
-
-    @property
-    def plain(self) -> bool:
-        """True when text that :meth:`fast_piece` takes would be emitted exactly as it
-        is, changing nothing else (the engine's fast path may take it)."""
-        return self._state == _TEXT and not self._newline and not self._line_start and self._held is None
-
-    @property
-    def fresh(self) -> bool:
-        """Nothing of the value is read yet (but a dropped newline after its tag)."""
-        return self._state == _START
 
     @property
     def nested(self) -> bool:
         """Markup opened inside the value (``nest``) is still open."""
         depth = self._depth
         return depth is not None and any(depth.values())
-
-    @property
-    def breakers(self) -> re.Pattern[str]:
-        """Found in no text that :meth:`fast_piece` would take whole, only
-        JSON-encoded (the engine's fast path encodes such text itself):
-        markup, control characters, surrogates, a blank last line, and an
-        entity in XML."""
-        return self._breakers
-
-    def fast_piece(self, text: str, breaker: re.Match[str]) -> tuple[str, str] | None:
-        """For text read while :attr:`plain`: when the reader would pass it on
-        as it is (though JSON escapes some of it), its JSON encoding up to the
-        last newline followed by nothing but whitespace (or up to a ``<`` that
-        may begin a terminal the text's end cuts short), and the rest, which
-        must wait (the last newline before the closing tag is dropped, a line's
-        start decides what some terminals mean, and a terminal is read whole).
-        None when the reader must read the text itself. ``breaker`` is the
-        first match of :attr:`breakers` in ``text``."""
-        if self._held is not None or self._pending is not None:
-            return None
-        if breaker.group()[0] == "\n":
-            # the first breaker is a blank last line: nothing else is in the text (the
-            # usual newline of code): all but that line, and that line waits
-            last = breaker.start()
-            if len(text) - last > _MAX_KEPT:
-                return None
-            return _encode(text[:last])[1:-1], text[last:]
-        held = ""
-        lt = text.find("<")
-        if lt >= 0:
-            lexicon, ctx = self._lexicon, self._ctx
-            listed, chars = lexicon.after_lt
-            while lt >= 0:
-                after = text[lt + 1 : lt + 2]
-                if after == "!":  # (a CDATA section)
-                    return None
-                if not after:  # (a terminal may begin here, cut by the text's end)
-                    held = text[lt:]
-                    text = text[:lt]
-                    break
-                if (after in chars) is listed:  # a terminal may begin here
-                    if lexicon.prefix_at(text, lt, ctx):
-                        # cut by the text's end: it and what follows wait for the
-                        # next delta (as the reader would wait)
-                        held = text[lt:]
-                        text = text[:lt]
-                        break
-                    if lexicon.match_at(text, lt, ctx) is not None:
-                        return None  # (a terminal: the reader decides what it means)
-                lt = text.find("<", lt + 1)
-        if self._xml:
-            amp = text.rfind("&")
-            if amp >= 0 and ENTITY_PREFIX.match(text, amp) is not None:
-                held = text[amp:] + held  # (an entity the text's end may cut: read whole)
-                text = text[:amp]
-        if _PLAIN_BREAKERS.search(text) is not None:
-            return None
-        last = text.rfind("\n")
-        kept = held
-        if last >= 0 and not text[last + 1 :].strip(" \t"):
-            kept = text[last:] + held
-            if len(kept) > _MAX_KEPT + len(held):
-                return None
-            text = text[:last]
-        if self._xml:
-            text = decode_text(text)
-        encoded: str = _encode(text)
-        return encoded[1:-1], kept
 
     def read(self, text: str, i: int, final: bool) -> tuple[int, Hit | None]:
         """Read ``text[i:]``: ``(position, terminal)`` when a terminal ends the value
@@ -587,15 +489,3 @@ class _Loose:
 
     def given(self, name: str) -> bool:
         return False
-
-
-def only_closes(text: str, start: int, stops: re.Pattern[str], closers: tuple[str, ...]) -> bool:
-    """The first of ``stops`` in ``text[start:]`` is a ``>`` that completes one of
-    ``closers`` (a value's closing tags), no markup begins in ``text`` before
-    that tag, and nothing after it is one of ``stops`` (see
-    :meth:`toolparse.engine.machine.Machine.only_closes_value`)."""
-    stop = stops.search(text, start)
-    if stop is None or stop.group() != ">" or stops.search(text, stop.end()) is not None:
-        return False
-    lt = text.find("<")
-    return lt >= 0 and text[lt : stop.end()] in closers
