@@ -1,4 +1,5 @@
-"""The grammars cross to the native core as plain data (``toolparse.engine.grammar_data``).
+"""The grammars cross to the native core as plain data (``toolparse.engine.grammar_data``;
+the files: ``toolparse.grammar_files``).
 
 The data is plain (dicts, lists, strings, numbers, booleans, None) in one
 schema; its patterns are in the tables' syntax, which Python's ``re`` and
@@ -15,21 +16,19 @@ from typing import Any
 
 import pytest
 
+from toolparse import grammar_files
 from toolparse.engine import grammar_data
 from toolparse.engine.compile import CompiledGrammar, compile_grammar
 from toolparse.engine.grammar_data import (
-    COMMAND,
-    GRAMMARS_DIR,
     NEVER,
     PYTHON_SPACES,
     SCHEMA,
-    generated_files,
-    stale_files,
     table_pattern,
 )
 from toolparse.engine.grammar_data import (
     grammar_data as data_of,
 )
+from toolparse.grammar_files import COMMAND, GRAMMARS_DIR, generated_files, stale_files
 from toolparse.grammars import GRAMMARS, auto_tables, get_grammar
 
 
@@ -43,7 +42,7 @@ def test_the_generated_grammar_files_are_not_stale() -> None:
 
 
 def test_a_stale_missing_or_left_over_file_is_found(tmp_path: Path) -> None:
-    written = grammar_data.write(tmp_path)
+    written = grammar_files.write(tmp_path)
     assert len(written) == len(GRAMMARS) + 1  # (every registered grammar, and auto)
     assert stale_files(tmp_path) == []
     hermes = tmp_path / "hermes.json"
@@ -51,7 +50,7 @@ def test_a_stale_missing_or_left_over_file_is_found(tmp_path: Path) -> None:
     (tmp_path / "xml.json").unlink()
     (tmp_path / "gone.json").write_text("{}")
     assert stale_files(tmp_path) == ["hermes.json", "xml.json", "gone.json"]
-    assert grammar_data.write(tmp_path) == ["hermes.json", "xml.json", "gone.json"]
+    assert grammar_files.write(tmp_path) == ["hermes.json", "xml.json", "gone.json"]
     assert stale_files(tmp_path) == [] and not (tmp_path / "gone.json").exists()
 
 
@@ -223,6 +222,6 @@ def test_a_pattern_outside_the_syntax_is_refused(source: str) -> None:
 
 
 def test_the_command_writes_and_checks(capsys: pytest.CaptureFixture[str]) -> None:
-    assert grammar_data.main(["--check"]) == 0
+    assert grammar_files.main(["--check"]) == 0
     with pytest.raises(SystemExit):
-        grammar_data.main([])
+        grammar_files.main([])

@@ -91,8 +91,8 @@ def test_a_visible_character_still_begins_the_answer(engine: str) -> None:
 
 
 def test_the_native_invisible_set_is_the_python_one() -> None:
-    """native/src/text.rs's ``is_invisible`` names exactly :data:`INVISIBLE`'s ranges."""
-    source = (ROOT / "native" / "src" / "text.rs").read_text(encoding="utf-8")
+    """native/core/src/text.rs's ``is_invisible`` names exactly :data:`INVISIBLE`'s ranges."""
+    source = (ROOT / "native" / "core" / "src" / "text.rs").read_text(encoding="utf-8")
     body = re.search(r"fn is_invisible\(c: u32\) -> bool \{\s*matches!\(\s*c,(.*?)\)\s*\}", source, re.S)
     assert body is not None
     ranges = []

@@ -1,4 +1,4 @@
-"""The native text scanner (``toolparse._native.TextScanner``, ``native/src/text.rs``)
+"""The native text scanner (``toolparse._native.TextScanner``, ``native/core/src/text.rs``)
 against the reference (:class:`toolparse.engine.text.TextScanner`).
 
 The reference engine parses the fuzzer's outputs (every grammar, ``auto`` too,

@@ -1,5 +1,5 @@
 //! Every generated grammar file (`grammars/*.json`, written by `python -m
-//! toolparse.engine.grammar_data --write`) reads into tables, and each
+//! toolparse.grammar_files --write`) reads into tables, and each
 //! region's terminals make a lexicon: a file the core cannot read fails here,
 //! with no Python. (Whether the files are stale is `tests/test_grammar_data.py`'s
 //! check, which regenerates them.)

@@ -6,7 +6,7 @@ as dicts, lists, strings, numbers, booleans and None, in one schema
 serde) and reads no Python object of the tables. Every registered grammar's
 data, and ``grammar="auto"``'s, are generated into the crate
 (``native/core/grammars/<name>.json``), so that a Rust program reads every
-format without Python; ``python -m toolparse.engine.grammar_data --write``
+format without Python; ``python -m toolparse.grammar_files --write``
 regenerates them, and ``tests/test_grammar_data.py`` fails while they are stale.
 
 The schema (version 1). Field names are the Python dataclasses'; a dict of the
@@ -79,13 +79,10 @@ what is not in it.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import re
-import sys
 from dataclasses import fields
-from pathlib import Path
 from typing import Any, Final
 
 from toolparse.engine.compile import (
@@ -465,70 +462,3 @@ def grammar_file_text(compiled: CompiledGrammar) -> str:
     """:func:`grammar_data` as the generated file holds it: keys sorted, one
     indent a level, a newline at the end (stable, to diff)."""
     return json.dumps(grammar_data(compiled), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-
-
-GRAMMARS_DIR: Final = Path(__file__).resolve().parents[3] / "native" / "core" / "grammars"
-"""Where the generated files go (in a checkout: the crate's ``grammars/``)."""
-
-COMMAND: Final = "python -m toolparse.engine.grammar_data --write"
-"""The command that regenerates the files."""
-
-
-def generated_files() -> dict[str, str]:
-    """Every generated file's name and text: each registered grammar, and ``auto``."""
-    from toolparse.engine.compile import compile_grammar
-    from toolparse.grammars import GRAMMARS, auto_tables
-
-    files = {f"{name}.json": grammar_file_text(compile_grammar(g)) for name, g in GRAMMARS.items()}
-    files["auto.json"] = grammar_file_text(auto_tables())
-    return dict(sorted(files.items()))
-
-
-def stale_files(directory: Path = GRAMMARS_DIR) -> list[str]:
-    """The generated files that differ from what the grammars make now, are
-    missing, or are left over."""
-    files = generated_files()
-    stale = [
-        name
-        for name, text in files.items()
-        if not (directory / name).is_file() or (directory / name).read_text(encoding="utf-8") != text
-    ]
-    stale += [p.name for p in sorted(directory.glob("*.json")) if p.name not in files]
-    return stale
-
-
-def write(directory: Path = GRAMMARS_DIR) -> list[str]:
-    """Write the generated files (removing left-over ones); the names written."""
-    directory.mkdir(parents=True, exist_ok=True)
-    files = generated_files()
-    written = stale_files(directory)
-    for path in directory.glob("*.json"):
-        if path.name not in files:
-            path.unlink()
-    for name, text in files.items():
-        if name in written:
-            (directory / name).write_text(text, encoding="utf-8")
-    return written
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``--write``: regenerate the crate's grammar files; ``--check``: exit 1
-    if any is stale."""
-    parser = argparse.ArgumentParser(prog="python -m toolparse.engine.grammar_data", description=main.__doc__)
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--write", action="store_true")
-    group.add_argument("--check", action="store_true")
-    args = parser.parse_args(argv)
-    if args.write:
-        written = write()
-        print(f"{len(written)} file(s) written in {GRAMMARS_DIR}: {', '.join(written) or 'none'}")
-        return 0
-    stale = stale_files()
-    if stale:
-        print(f"stale: {', '.join(stale)}; run {COMMAND}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
