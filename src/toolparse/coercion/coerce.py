@@ -395,7 +395,7 @@ def _xml_list(value: dict[str, Any]) -> list[Any] | None:
             return inner
         if key == "item":
             return [inner]
-    if value and all(k.isdigit() and len(k) < 10 for k in value):
+    if value and all(k.isdecimal() and len(k) < 10 for k in value):
         return [value[k] for k in sorted(value, key=int)]
     return None
 

@@ -63,6 +63,15 @@ def pattern_schema(patterns: Mapping[str, Any], key: str, report: Report | None 
     return None
 
 
+def _utf8_safe(key: str) -> str:
+    """``key`` as RE2 can be given it: a lone surrogate, which UTF-8 cannot
+    carry, read as U+FDD0 (a noncharacter no pattern names by accident; the
+    native core's matcher reads it so too)."""
+    if key.isascii():
+        return key
+    return "".join("\ufdd0" if "\ud800" <= c <= "\udfff" else c for c in key)
+
+
 @functools.lru_cache(maxsize=512)
 def compile_pattern(pattern: object) -> tuple[Matcher | None, int, str]:
     """(a matcher, the longest key it may be given, why there is no matcher)."""
@@ -80,7 +89,7 @@ def compile_pattern(pattern: object) -> tuple[Matcher | None, int, str]:
         except Exception:  # re2.error: RE2 does not support it; Python's re may, within bounds
             pass
         else:
-            return (lambda key: linear.search(key) is not None), MAX_KEY, ""
+            return (lambda key: linear.search(_utf8_safe(key)) is not None), MAX_KEY, ""
     limit = key_limit(pattern)
     if limit == 0:
         return (
