@@ -32,7 +32,7 @@ use crate::kept::Kept;
 use crate::lexicon::Name;
 use crate::pylexicon::new_str;
 use crate::tags::is_python_space;
-use crate::wide;
+use crate::wide::{self, push_json_chars};
 
 // -- the text of a member read as XML -----------------------------------------------
 
@@ -460,32 +460,6 @@ pub fn decide_no_schema<T: Copy + Into<u32>>(text: &[T]) -> Decision {
         return Decision::Decline;
     }
     Decision::AsIs
-}
-
-/// Append `json.encoder.encode_basestring(text)[1:-1]` of the code points
-/// `chars`, lone surrogates kept (as that function keeps them).
-pub fn push_json_chars(out: &mut Vec<u8>, chars: impl IntoIterator<Item = u32>) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    for c in chars {
-        match c {
-            0x22 => out.extend_from_slice(b"\\\""),
-            0x5C => out.extend_from_slice(b"\\\\"),
-            0x0A => out.extend_from_slice(b"\\n"),
-            0x0D => out.extend_from_slice(b"\\r"),
-            0x09 => out.extend_from_slice(b"\\t"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x0C => out.extend_from_slice(b"\\f"),
-            c if c < 0x20 => out.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[(c >> 4) as usize],
-                HEX[(c & 0xF) as usize],
-            ]),
-            c => wide::push_code_point(out, c),
-        }
-    }
 }
 
 /// [`push_json_chars`] of a Python string's code units.

@@ -24,30 +24,13 @@ use pyo3::prelude::*;
 
 use crate::lexicon::{Key, Lexicon, TagTerm as LTag, Terminal as LTerminal};
 use crate::tables::{
-    self, Auto, Block, CharClass, Opener, Reason, Region, RegionKind, Step, Tables, TagTerm,
-    Terminal,
+    self, Auto, Block, CharClass, Opener, Reason, Region, RegionKind, Step, Tables, Terminal,
 };
 use crate::value::{Condition, ValueTables};
 
-/// A terminal as the lexicon has it (a tag term of the tables, as the
-/// lexicon's; `EndOfStream` is no lexicon's terminal).
+/// A terminal as the lexicon has it ([`Terminal::for_lexicon`]).
 pub fn lexicon_terminal(term: &Terminal) -> Option<LTerminal> {
-    Some(match term {
-        Terminal::Literal(s) => LTerminal::Literal(s.chars().map(u32::from).collect()),
-        Terminal::Tag(tag) => LTerminal::Tag(match tag {
-            TagTerm::AnyOpen => LTag::AnyOpen,
-            TagTerm::AnyClose => LTag::AnyClose,
-            TagTerm::AnyEmpty => LTag::AnyEmpty,
-            TagTerm::Property => LTag::Property,
-            TagTerm::KeyClose => LTag::KeyClose,
-            TagTerm::KeyOpen => LTag::KeyOpen,
-            TagTerm::CallClose => LTag::CallClose,
-            TagTerm::Tool => LTag::Tool,
-            TagTerm::ToolEmpty => LTag::ToolEmpty,
-            TagTerm::PropertyName => LTag::PropertyName,
-            TagTerm::EndOfStream => return None,
-        }),
-    })
+    term.for_lexicon()
 }
 
 fn lexicon_terminals(terms: &[Terminal]) -> Vec<LTerminal> {

@@ -82,6 +82,29 @@ pub enum Terminal {
     Tag(TagTerm),
 }
 
+impl Terminal {
+    /// The terminal as a lexicon has it (`EndOfStream` is no lexicon's terminal).
+    pub fn for_lexicon(&self) -> Option<crate::lexicon::Terminal> {
+        use crate::lexicon::{TagTerm as L, Terminal as LTerminal};
+        Some(match self {
+            Terminal::Literal(s) => LTerminal::Literal(s.chars().map(u32::from).collect()),
+            Terminal::Tag(tag) => LTerminal::Tag(match tag {
+                TagTerm::AnyOpen => L::AnyOpen,
+                TagTerm::AnyClose => L::AnyClose,
+                TagTerm::AnyEmpty => L::AnyEmpty,
+                TagTerm::Property => L::Property,
+                TagTerm::KeyClose => L::KeyClose,
+                TagTerm::KeyOpen => L::KeyOpen,
+                TagTerm::CallClose => L::CallClose,
+                TagTerm::Tool => L::Tool,
+                TagTerm::ToolEmpty => L::ToolEmpty,
+                TagTerm::PropertyName => L::PropertyName,
+                TagTerm::EndOfStream => return None,
+            }),
+        })
+    }
+}
+
 /// Why a piece of output is no call (`toolparse.events.ErrorReason`), by value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reason {

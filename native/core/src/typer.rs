@@ -39,7 +39,8 @@ pub fn child_path_into(out: &mut Vec<u8>, path: &[u8], key: &[u8]) {
         out.extend_from_slice(key);
     } else {
         out.extend_from_slice(b"[\"");
-        push_dumped_body(out, key);
+        // (`json.dumps` keeps a lone surrogate; only the engine's own JSON replaces it)
+        wide::push_json_chars(out, wide::chars(key));
         out.extend_from_slice(b"\"]");
     }
 }
@@ -52,19 +53,6 @@ fn is_simple_key(key: &[u8]) -> bool {
                 && rest.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
         }
         None => false,
-    }
-}
-
-/// The body of `json.dumps(key, ensure_ascii=False)`: what
-/// [`wide::push_json_body`] writes, except that a lone surrogate is kept as
-/// it is (`json.dumps` keeps it; only the engine's own JSON replaces it).
-fn push_dumped_body(out: &mut Vec<u8>, key: &[u8]) {
-    for c in wide::chars(key) {
-        if wide::is_surrogate(c) {
-            wide::push_code_point(out, c);
-        } else {
-            wide::push_json_body(out, [c]);
-        }
     }
 }
 

@@ -123,6 +123,12 @@ pub fn replace_surrogates(mut text: Vec<u8>) -> Vec<u8> {
 /// of the code points `chars`: quotes, backslashes and control characters
 /// escaped as that function escapes them, everything else as it is.
 pub fn push_json_body(out: &mut Vec<u8>, chars: impl IntoIterator<Item = u32>) {
+    push_json_chars(out, chars.into_iter().map(replaced));
+}
+
+/// Append `json.encoder.encode_basestring(text)[1:-1]` of the code points
+/// `chars`, lone surrogates kept (as that function keeps them).
+pub fn push_json_chars(out: &mut Vec<u8>, chars: impl IntoIterator<Item = u32>) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     for c in chars {
         match c {
@@ -141,7 +147,7 @@ pub fn push_json_body(out: &mut Vec<u8>, chars: impl IntoIterator<Item = u32>) {
                 HEX[(c >> 4) as usize],
                 HEX[(c & 0xF) as usize],
             ]),
-            c => push_code_point(out, replaced(c)),
+            c => push_code_point(out, c),
         }
     }
 }

@@ -6,30 +6,11 @@
 
 use std::path::Path;
 
-use toolparse_core::grammar::{Tables, TagTerm, Terminal, GRAMMARS_DIR};
-use toolparse_core::lexicon::{Lexicon, TagTerm as LTag, Terminal as LTerminal};
-
-fn lexicon_terminal(term: &Terminal) -> Option<LTerminal> {
-    Some(match term {
-        Terminal::Literal(s) => LTerminal::Literal(s.chars().map(u32::from).collect()),
-        Terminal::Tag(tag) => LTerminal::Tag(match tag {
-            TagTerm::AnyOpen => LTag::AnyOpen,
-            TagTerm::AnyClose => LTag::AnyClose,
-            TagTerm::AnyEmpty => LTag::AnyEmpty,
-            TagTerm::Property => LTag::Property,
-            TagTerm::KeyClose => LTag::KeyClose,
-            TagTerm::KeyOpen => LTag::KeyOpen,
-            TagTerm::CallClose => LTag::CallClose,
-            TagTerm::Tool => LTag::Tool,
-            TagTerm::ToolEmpty => LTag::ToolEmpty,
-            TagTerm::PropertyName => LTag::PropertyName,
-            TagTerm::EndOfStream => return None,
-        }),
-    })
-}
+use toolparse_core::grammar::{Tables, Terminal, GRAMMARS_DIR};
+use toolparse_core::lexicon::{Lexicon, Terminal as LTerminal};
 
 fn lexicon(terms: &[Terminal], what: &str) {
-    let terms: Vec<LTerminal> = terms.iter().filter_map(lexicon_terminal).collect();
+    let terms: Vec<LTerminal> = terms.iter().filter_map(Terminal::for_lexicon).collect();
     if let Err(e) = Lexicon::new(&terms) {
         panic!("{what}: no lexicon of its terminals: {e:?}");
     }

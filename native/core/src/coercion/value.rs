@@ -267,28 +267,8 @@ impl Value {
 
 /// Append `json.encoder.encode_basestring(text)` (quotes included): lone surrogates kept.
 pub fn push_json_string(out: &mut Vec<u8>, text: &[u8]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
-    for c in wide::chars(text) {
-        match c {
-            0x22 => out.extend_from_slice(b"\\\""),
-            0x5C => out.extend_from_slice(b"\\\\"),
-            0x0A => out.extend_from_slice(b"\\n"),
-            0x0D => out.extend_from_slice(b"\\r"),
-            0x09 => out.extend_from_slice(b"\\t"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x0C => out.extend_from_slice(b"\\f"),
-            c if c < 0x20 => out.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[(c >> 4) as usize],
-                HEX[(c & 0xF) as usize],
-            ]),
-            c => wide::push_code_point(out, c),
-        }
-    }
+    wide::push_json_chars(out, wide::chars(text));
     out.push(b'"');
 }
 
