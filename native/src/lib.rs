@@ -107,6 +107,7 @@ pub mod pyengine;
 pub mod pyjson;
 pub mod pylexicon;
 pub mod pyliteral;
+pub mod pysink;
 pub mod pytext;
 pub mod pytyper;
 pub mod pyvalue;
