@@ -591,19 +591,7 @@ impl Engine {
     /// arm the lane for the next delta. `after_lane`: what the lane took and
     /// gave no reader is read first, together with `delta`.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    pub fn read<'py, T: Unit>(
-        &mut self,
-        py: Python<'py>,
-        delta: &[T],
-        after_lane: bool,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let mut out = Out::new(py, None, self.opts.collapse);
-        self.read_into(py, delta, after_lane, &mut out)?;
-        out.finish()
-    }
-
-    /// [`Engine::read`] into `out`.
-    fn read_into<'py, T: Unit>(
+    pub(crate) fn read_into<'py, T: Unit>(
         &mut self,
         py: Python<'py>,
         delta: &[T],

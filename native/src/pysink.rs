@@ -19,12 +19,20 @@ use crate::lexicon::Name;
 use crate::pylexicon::new_str;
 use toolparse_core::sink::Text;
 
+/// The events so far: most feeds give one event, or none, and a list of one
+/// is made whole (`events::alone`), not grown.
+enum Events<'py> {
+    None,
+    One(PyObject),
+    Many(Bound<'py, PyList>),
+}
+
 /// The events of one feed or close (see the module docs).
 pub struct Out<'py> {
     pub py: Python<'py>,
     /// The delta being fed ([`Text::Input`]), if any.
     delta: Option<Bound<'py, PyString>>,
-    list: Bound<'py, PyList>,
+    events: Events<'py>,
     collapse: bool,
     /// A run of reasoning not written yet: its text and raw text, joined.
     reasoning: Option<(Vec<u32>, Vec<u32>)>,
@@ -37,7 +45,7 @@ impl<'py> Out<'py> {
         Out {
             py,
             delta,
-            list: PyList::empty(py),
+            events: Events::None,
             collapse,
             reasoning: None,
         }
@@ -72,19 +80,39 @@ impl<'py> Out<'py> {
             } else {
                 new_str(self.py, Name::U32(&text))?
             };
-            self.list
-                .append(events::reasoning_event(self.py, &text, &raw)?)?;
+            let event = events::reasoning_event(self.py, &text, &raw)?;
+            self.add(event)?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)] // (the text lane's path: one stretch of code, see Engine::feed)
+    fn add(&mut self, event: PyObject) -> PyResult<()> {
+        match std::mem::replace(&mut self.events, Events::None) {
+            Events::None => self.events = Events::One(event),
+            Events::One(first) => {
+                let list = PyList::new(self.py, [first, event])?;
+                self.events = Events::Many(list);
+            }
+            Events::Many(list) => {
+                list.append(event)?;
+                self.events = Events::Many(list);
+            }
         }
         Ok(())
     }
 
     /// An event built by the caller.
+    #[inline(always)] // (the text lane's path: one stretch of code, see Engine::feed)
     pub fn push(&mut self, event: PyObject) -> PyResult<()> {
-        self.flush()?;
-        self.list.append(event)
+        if self.reasoning.is_some() {
+            self.flush()?;
+        }
+        self.add(event)
     }
 
     /// A `TextDelta`.
+    #[inline(always)] // (the text lane's path: one stretch of code, see Engine::feed)
     pub fn text(&mut self, text: Text<'_>) -> PyResult<()> {
         let text = self.string(text)?;
         self.push(events::text_event(self.py, text.as_any())?)
@@ -97,6 +125,18 @@ impl<'py> Out<'py> {
         t.extend_from_slice(text);
         r.extend_from_slice(raw);
         Ok(())
+    }
+
+    /// The delta fed, all reasoning (the reasoning lane): given on as it is
+    /// when it is the feed's first event (`points`: its code points).
+    pub fn reasoning_input(&mut self, points: impl FnOnce() -> Vec<u32>) -> PyResult<()> {
+        if self.reasoning.is_none() && matches!(self.events, Events::None) {
+            let delta = self.input()?;
+            let event = events::reasoning_event(self.py, delta, delta)?;
+            return self.add(event);
+        }
+        let points = points();
+        self.reasoning(&points, &points)
     }
 
     /// A `ToolCallStart` (none with `collapse`).
@@ -148,9 +188,16 @@ impl<'py> Out<'py> {
     }
 
     /// The feed's list of events.
+    #[inline(always)] // (the text lane's path: one stretch of code, see Engine::feed)
     pub fn finish(mut self) -> PyResult<Bound<'py, PyList>> {
-        self.flush()?;
-        Ok(self.list)
+        if self.reasoning.is_some() {
+            self.flush()?;
+        }
+        match self.events {
+            Events::None => Ok(PyList::empty(self.py)),
+            Events::One(event) => events::alone(self.py, event),
+            Events::Many(list) => Ok(list),
+        }
     }
 }
 
