@@ -166,6 +166,11 @@ pub struct StringLane {
     pub value: bool,
 }
 
+/// The first code point of `units`.
+fn first_point<T: Unit>(units: &[T]) -> Option<u32> {
+    units.first().map(|&c| c.into())
+}
+
 /// `units` hold a quote or a backslash (JSON escapes them).
 fn has_escapes<T: Unit>(units: &[T]) -> bool {
     units.iter().any(|&c| {
@@ -609,7 +614,7 @@ impl Engine {
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn at_line_start<'py>(&mut self, py: Python<'py>, delta: Name<'_>, out: &mut Out<'py>) -> Took {
         self.bug(py, "line start")?;
-        let first = each_width!(delta, units => units.first().map(|&c| c.into()));
+        let first = each_width!(delta, units => first_point(units));
         if !self.scanner.starts_ordinary_line(first) {
             return Ok(false);
         }
@@ -776,8 +781,7 @@ impl Engine {
     ) -> PyResult<()> {
         self.bug(py, "reasoning")?;
         self.offset += delta.len() as i64;
-        let points =
-            || each_width!(delta, units => units.iter().map(|&c| c.into()).collect::<Vec<u32>>());
+        let points = || delta.code_points();
         if self.thought.is_some() {
             self.keep_thought(py, &points())?;
         }
