@@ -114,8 +114,12 @@ impl<'py> Out<'py> {
     /// A `TextDelta`.
     #[inline(always)] // (the text lane's path: one stretch of code, see Engine::feed)
     pub fn text(&mut self, text: Text<'_>) -> PyResult<()> {
-        let text = self.string(text)?;
-        self.push(events::text_event(self.py, text.as_any())?)
+        let event = match (text, &self.delta) {
+            // (the fed str itself: no reference taken for a moment)
+            (Text::Input, Some(delta)) => events::text_event(self.py, delta.as_any())?,
+            _ => events::text_event(self.py, self.string(text)?.as_any())?,
+        };
+        self.push(event)
     }
 
     /// Reasoning (`text`, shown, and `raw`, as written: its markup too),
@@ -162,13 +166,13 @@ impl<'py> Out<'py> {
         if self.collapse {
             return Ok(());
         }
-        let piece = self.string(piece)?;
-        self.push(events::call_delta_event(
-            self.py,
-            index,
-            id,
-            piece.as_any(),
-        )?)
+        let event = match (piece, &self.delta) {
+            (Text::Input, Some(delta)) => {
+                events::call_delta_event(self.py, index, id, delta.as_any())?
+            }
+            _ => events::call_delta_event(self.py, index, id, self.string(piece)?.as_any())?,
+        };
+        self.push(event)
     }
 
     /// Events made elsewhere (the shadow read's), in order.
