@@ -20,6 +20,7 @@ pub mod coercion;
 pub mod entities;
 pub mod fxhash;
 pub mod grammar;
+pub mod ids;
 pub mod json;
 pub mod lexicon;
 pub mod markers;
