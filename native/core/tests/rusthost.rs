@@ -160,3 +160,218 @@ fn the_inline_coercer_is_pythons() {
     }
     assert!(reads >= 20, "{reads} reads");
 }
+
+// -- calls built with RustCalls -----------------------------------------------------------------
+
+use std::sync::Arc;
+
+use toolparse_core::calls::{Ending, MemberCall};
+use toolparse_core::calls_json::JsonCall;
+use toolparse_core::rust_calls::{
+    issue_of, issues_of, Convert, RecordedEvent, RustCalls, RustTools,
+};
+
+/// `CallContext(tools, max_depth=64, coerce=coerce, seed=0)`.
+fn context(case: &Json) -> RustCalls {
+    let tools = case["tools"]
+        .as_str()
+        .map(|text| Arc::new(RustTools::from_json(text).expect("the tools")));
+    let coerce = case["coerce"].as_bool().unwrap();
+    RustCalls::new(tools, 64, coerce, Some(0)).unwrap()
+}
+
+fn events_json(events: &[RecordedEvent]) -> Json {
+    let events: Vec<Json> = events
+        .iter()
+        .map(|event| match event {
+            RecordedEvent::Start { index, id, name } => {
+                serde_json::json!(["start", index, id, wide::lossy(name)])
+            }
+            RecordedEvent::Delta { index, id, piece } => {
+                serde_json::json!(["delta", index, id, wide::lossy(piece)])
+            }
+        })
+        .collect();
+    Json::Array(events)
+}
+
+/// The argument text the deltas of `events` make, joined.
+fn joined_deltas(events: &Json) -> String {
+    events
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e[0] == "delta")
+        .map(|e| text(&e[3]).to_owned())
+        .collect()
+}
+
+fn canonical(value: Option<&Value>) -> Json {
+    value.map_or(Json::Null, |v| {
+        Json::String(wide::lossy(&v.canonical_json()))
+    })
+}
+
+/// An outcome as the golden files write it.
+fn outcome_json(ending: Ending<Value>, issues: Vec<Issue>) -> Json {
+    let problem = |kind: &str, message: Vec<u8>| serde_json::json!({"kind": kind, "arguments": null, "message": wide::lossy(&message)});
+    match ending {
+        Ending::Invalid(message) => problem("invalid_call", message),
+        Ending::Malformed(message) => problem("malformed_markup", message),
+        Ending::Unknown(arguments) => {
+            serde_json::json!({"kind": "unknown_tool", "arguments": canonical(arguments.as_ref())})
+        }
+        Ending::Call(arguments) => serde_json::json!({
+            "kind": "call",
+            "arguments": canonical(arguments.as_ref()),
+            "issues": issues_json(&issues),
+        }),
+    }
+}
+
+/// A member script run with `RustCalls` (each `text` op split in pieces of
+/// `size` characters, 0: whole), flushed after each step: the answers, the
+/// events, the outcome.
+fn member_run(case: &Json, size: usize) -> (Json, Json, Json) {
+    let mut host = context(case);
+    host.convert = match text(&case["convert"]) {
+        "text" => Convert::Text,
+        "literal" => Convert::Literal,
+        "fragment" => Convert::Fragment,
+        other => panic!("a converter {other}"),
+    };
+    let name = text(&case["name"]).as_bytes();
+    let literal = case["literal"].as_bool().unwrap();
+    let mut call: MemberCall<Value> = host.member_call(name, literal).unwrap();
+    let mut answers = Vec::new();
+    for op in case["ops"].as_array().unwrap() {
+        match text(&op[0]) {
+            "begin" => {
+                let key = text(&op[1]).as_bytes().to_vec();
+                answers.push(Json::Bool(call.begin(&mut host, key).unwrap()));
+            }
+            "text" => {
+                let chars = units(text(&op[1]));
+                let size = if size == 0 { chars.len().max(1) } else { size };
+                for piece in chars.chunks(size) {
+                    call.text(piece);
+                    call.flush(&mut host).unwrap();
+                }
+            }
+            "end" => call.end(&mut host).unwrap(),
+            "close" => call.close(&mut host).unwrap(),
+            "sole" => {
+                let sole = call.sole_string_property(&mut host).unwrap();
+                answers.push(sole.map_or(Json::Null, |v| {
+                    Json::String(wide::lossy(v.as_str().expect("a name")))
+                }));
+            }
+            other => panic!("an op {other}"),
+        }
+        call.flush(&mut host).unwrap();
+    }
+    let ending = call.outcome(&mut host).unwrap();
+    let issues = call
+        .extra_issues()
+        .iter()
+        .map(|v| issue_of(v).expect("an issue"))
+        .collect();
+    (
+        Json::Array(answers),
+        events_json(&host.events),
+        outcome_json(ending, issues),
+    )
+}
+
+#[test]
+fn member_calls_are_pythons() {
+    let data = golden("member_calls.json");
+    let cases = data["cases"].as_array().unwrap();
+    assert!(cases.len() >= 10);
+    for case in cases {
+        let what = format!("{} {}", case["name"], case["ops"]);
+        let (answers, events, outcome) = member_run(case, 0);
+        assert_eq!(answers, case["answers"], "{what}");
+        assert_eq!(events, case["events"], "{what}");
+        assert_eq!(outcome, case["outcome"], "{what}");
+        // in one-character pieces: other deltas, the same arguments
+        let (answers, events, outcome) = member_run(case, 1);
+        assert_eq!(answers, case["answers"], "{what} (1)");
+        assert_eq!(
+            joined_deltas(&events),
+            joined_deltas(&case["events"]),
+            "{what} (1)"
+        );
+        assert_eq!(outcome, case["outcome"], "{what} (1)");
+    }
+}
+
+/// A JSON call fed its pieces (each split in pieces of `size` characters,
+/// 0: whole) with `RustCalls`, flushed after each: what each feed returned,
+/// the events, and the outcome or the reader's error.
+fn json_run(case: &Json, size: usize) -> (Vec<usize>, Json, Result<Json, String>) {
+    let mut host = context(case);
+    let mut call: JsonCall<Value, RustTyper> = match text(&case["kind"]) {
+        "envelope" => JsonCall::envelope(
+            host.max_depth,
+            vec![b"name".to_vec()],
+            vec![b"arguments".to_vec(), b"parameters".to_vec()],
+        ),
+        _ => {
+            let name = text(&case["name"]).as_bytes().to_vec();
+            JsonCall::json_args(&mut host, 64, name).unwrap()
+        }
+    };
+    let mut fed = Vec::new();
+    for piece in case["pieces"].as_array().unwrap() {
+        let chars = units(text(piece));
+        let size = if size == 0 { chars.len().max(1) } else { size };
+        let mut consumed = 0;
+        for part in chars.chunks(size) {
+            match call.feed(&mut host, part, 0) {
+                Ok(at) => consumed += at,
+                Err(ReadError::Syntax(e)) => {
+                    return (fed, events_json(&host.events), Err(e.message(is_printable)))
+                }
+                Err(ReadError::Other(e)) => panic!("{e}"),
+            }
+            call.flush(&mut host).unwrap();
+        }
+        fed.push(consumed);
+    }
+    if !call.done() {
+        call.finish(&mut host).unwrap();
+    }
+    let (ending, issues) = call.outcome(&mut host).unwrap();
+    let issues = issues.as_ref().map(issues_of).unwrap_or_default();
+    let outcome = outcome_json(ending, issues);
+    (fed, events_json(&host.events), Ok(outcome))
+}
+
+#[test]
+fn json_calls_are_pythons() {
+    let data = golden("json_calls.json");
+    let cases = data["cases"].as_array().unwrap();
+    assert!(cases.len() >= 10);
+    for case in cases {
+        let what = format!("{} {}", case["kind"], case["pieces"]);
+        let expected = match case.get("error") {
+            Some(error) => Err(text(error).to_owned()),
+            None => Ok(case["outcome"].clone()),
+        };
+        let (fed, events, outcome) = json_run(case, 0);
+        let fed_expected: Vec<usize> = serde_json::from_value(case["fed"].clone()).unwrap();
+        assert_eq!(fed, fed_expected, "{what}");
+        assert_eq!(events, case["events"], "{what}");
+        assert_eq!(outcome, expected, "{what}");
+        let (_, events, outcome) = json_run(case, 1);
+        if expected.is_ok() {
+            assert_eq!(
+                joined_deltas(&events),
+                joined_deltas(&case["events"]),
+                "{what} (1)"
+            );
+        }
+        assert_eq!(outcome, expected, "{what} (1)");
+    }
+}

@@ -7,6 +7,10 @@ with no Python.
 * `typer.json`: arguments read by the reference's streaming JSON reader with
   the inline coercer (`JsonRewriter` and `SchemaTyper`): the canonical text
   written and the issues, for schemas and texts that exercise each rule.
+* `member_calls.json`, `json_calls.json`: calls built by `MemberCall`,
+  `EnvelopeCall` and `JsonArgsCall` over a `CallContext` (tools declared
+  as JSON, seed 0) from a script of members or JSON pieces: each answer, the
+  starts and argument deltas, the outcome (arguments, issues, problem).
 
 Schemas and inputs are stored as JSON text (read by each side's own
 `json.loads`: key order and big integers as Python keeps them).
@@ -162,6 +166,329 @@ def typer_cases() -> list[dict[str, Any]]:
     return cases
 
 
+# -- calls ---------------------------------------------------------------------------------------
+
+TOOLS = json.dumps(
+    [
+        {
+            "type": "function",
+            "function": {
+                "name": "search",
+                "description": "Search.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string"},
+                        "limit": {"type": "integer"},
+                        "exact": {"type": "boolean"},
+                        "tags": {"type": "array", "items": {"type": "string"}},
+                        "ids": {"type": "array", "items": {"type": "integer"}},
+                        "opts": {"type": "object", "properties": {"depth": {"type": "integer"}}},
+                        "mode": {"enum": ["fast", "slow"]},
+                        "nothing": None,
+                        "ratio": {"anyOf": [{"type": "number"}, {"type": "null"}]},
+                    },
+                    "additionalProperties": False,
+                },
+            },
+        },
+        {"name": "note", "parameters": {"type": "object", "properties": {"text": {"type": "string"}}}},
+        {"name": "free", "input_schema": {"type": "object"}},
+    ]
+)
+
+# (name, tools, coerce, convert, literal, ops): ops are ["begin", key], ["text", piece],
+# ["end"], ["close"], ["sole"]; the call is flushed after each, as the engine flushes
+MEMBER_CASES: list[tuple[str, str | None, bool, str, bool, list[list[str]]]] = [
+    (
+        "search",
+        TOOLS,
+        True,
+        "text",
+        False,
+        [
+            ["begin", "query"],
+            ["text", "weather in "],
+            ["text", 'Paris "FR"\n\u00e9\U0001f600'],
+            ["end"],
+            ["begin", "limit"],
+            ["text", " 5"],
+            ["end"],
+            ["begin", "exact"],
+            ["text", "True"],
+            ["end"],
+            ["begin", "tags"],
+            ["text", "a"],
+            ["end"],
+            ["begin", "bogus"],
+            ["text", "x"],
+            ["end"],
+            ["begin", "tags"],
+            ["text", "b"],
+            ["end"],
+            ["begin", "ids"],
+            ["text", "1, 2"],
+            ["end"],
+            ["begin", "mode"],
+            ["text", "FAST"],
+            ["end"],
+            ["begin", "nothing"],
+            ["text", '{"a": "1"}'],
+            ["end"],
+            ["begin", "ratio"],
+            ["text", "0.5"],
+            ["end"],
+            ["close"],
+        ],
+    ),
+    (
+        "search",
+        TOOLS,
+        True,
+        "fragment",
+        False,
+        [
+            ["begin", "opts"],
+            ["text", "<depth>3</depth>"],
+            ["end"],
+            ["begin", "tags"],
+            ["text", "<item>x</item><item>y &amp; z</item>"],
+            ["end"],
+            ["begin", "limit"],
+            ["text", "&#52;2"],
+            ["end"],
+            ["begin", "query"],
+            ["text", "a &lt; b"],
+            ["end"],
+            ["close"],
+        ],
+    ),
+    (
+        "search",
+        TOOLS,
+        True,
+        "literal",
+        True,
+        [
+            ["begin", "limit"],
+            ["text", "'7'"],
+            ["end"],
+            ["begin", "exact"],
+            ["text", "True"],
+            ["end"],
+            ["begin", "tags"],
+            ["text", "['a', 'b']"],
+            ["end"],
+            ["begin", "query"],
+            ["text", "'x' 'y'"],
+            ["end"],
+            ["begin", "ratio"],
+            ["text", "1_0.5e-1"],
+            ["end"],
+            ["close"],
+        ],
+    ),
+    (
+        "search",
+        TOOLS,
+        True,
+        "literal",
+        True,
+        [["begin", "ids"], ["text", "[1,"], ["end"], ["begin", "query"], ["text", "'q'"], ["end"], ["close"]],
+    ),
+    ("search", TOOLS, True, "literal", True, [["close"]]),
+    (
+        "search",
+        TOOLS,
+        True,
+        "text",
+        False,
+        [["begin", "query"], ["text", "a"], ["end"], ["begin", "query"], ["text", "b"], ["end"], ["close"]],
+    ),
+    ("nope", TOOLS, True, "text", False, [["begin", "k"], ["text", "v"], ["end"], ["close"]]),
+    (
+        "anything",
+        None,
+        True,
+        "text",
+        False,
+        [
+            ["begin", "a"],
+            ["text", " "],
+            ["text", ' {"x": "1", "y": [true]}'],
+            ["end"],
+            ["begin", "b"],
+            ["text", "  plain"],
+            ["end"],
+            ["begin", "c"],
+            ["text", "[1, 2"],
+            ["end"],
+            ["begin", "d"],
+            ["text", " \n"],
+            ["end"],
+            ["close"],
+        ],
+    ),
+    (
+        "search",
+        TOOLS,
+        False,
+        "text",
+        False,
+        [["begin", "limit"], ["text", "5"], ["end"], ["begin", "zzz"], ["text", "1"], ["end"], ["close"]],
+    ),
+    (
+        "free",
+        TOOLS,
+        True,
+        "text",
+        False,
+        [["sole"], ["begin", "k"], ["text", "1"], ["end"], ["close"]],
+    ),
+    ("note", TOOLS, True, "text", False, [["sole"], ["begin", "text"], ["text", "hi"], ["end"], ["close"]]),
+    ("note", TOOLS, True, "literal", True, [["sole"], ["begin", "text"], ["text", "5"], ["end"], ["close"]]),
+]
+
+# (kind, name for json_args, tools, coerce, pieces)
+JSON_CASES: list[tuple[str, str | None, str | None, bool, list[str]]] = [
+    (
+        "envelope",
+        None,
+        TOOLS,
+        True,
+        [
+            '{"name": "search", "arguments": {"query": "x y',
+            '", "limit": "5", "tags": "a, b", "bogus": 1, "exact": "no"',
+            ', "opts": {"depth": "2"}, "ids": ["1", 2]}}',
+        ],
+    ),
+    ("envelope", None, TOOLS, True, ['{"arguments": {"limit": "5", "extra": 1}, ', '"name": "search"}']),
+    ("envelope", None, TOOLS, True, ['{"name": "search", "parameters": "{\\"limit\\": \\"3\\"}"}']),
+    ("envelope", None, TOOLS, True, ['{"name": "nope", "arguments": {"a": 1}}']),
+    ("envelope", None, TOOLS, True, ['{"name": 5, "arguments": {}}']),
+    ("envelope", None, TOOLS, True, ['{"name": "note"}']),
+    ("envelope", None, TOOLS, False, ['{"name": "search", "arguments": {"limit": "5"}}']),
+    (
+        "json_args",
+        "search",
+        TOOLS,
+        True,
+        [
+            '{"limit": "10", "exa',
+            'ct": "false", "ids": ["1", 2], "opts": {"depth": "2"}, ',
+            '"ratio": "null"}',
+        ],
+    ),
+    ("json_args", "search", TOOLS, False, ['{"limit": "10"}']),
+    ("json_args", "anything", None, True, ['{"a": "{\\"b\\": 1}", "c": [1]}']),
+    ("json_args", "search", TOOLS, True, ['{"limit": 5,, }']),
+    ("json_args", "free", TOOLS, True, ['{"k": "1", "n": {"deep": "x"}}', "  "]),
+]
+
+
+def _context(tools: str | None, coerce: bool) -> Any:
+    from toolparse.engine.calls import CallContext
+    from toolparse.tools import normalize_tools
+
+    declared = normalize_tools(json.loads(tools)) if tools is not None else None
+    ctx = CallContext(declared, max_depth=64, coerce=coerce, seed=0)
+    ctx.out = []
+    return ctx
+
+
+def _events(ctx: Any) -> list[list[Any]]:
+    from toolparse.events import ToolCallDelta, ToolCallStart
+
+    events: list[list[Any]] = []
+    for event in ctx.out:
+        if isinstance(event, ToolCallStart):
+            events.append(["start", event.index, event.id, event.name])
+        else:
+            assert isinstance(event, ToolCallDelta)
+            events.append(["delta", event.index, event.id, event.arguments_delta])
+    return events
+
+
+def _outcome(outcome: Any) -> dict[str, Any]:
+    from toolparse.events import canonical_json
+
+    arguments = None if outcome.arguments is None else canonical_json(outcome.arguments)
+    if outcome.reason is None:
+        return {"kind": "call", "arguments": arguments, "issues": [_issue(i) for i in outcome.issues]}
+    result = {"kind": str(outcome.reason), "arguments": arguments}
+    if str(outcome.reason) != "unknown_tool":  # (the engine's message, not the call's)
+        result["message"] = outcome.message
+    return result
+
+
+def member_case(
+    name: str, tools: str | None, coerce: bool, convert: str, literal: bool, ops: list[list[str]]
+) -> dict[str, Any]:
+    from toolparse.engine.calls import MemberCall
+    from toolparse.readers.pyliteral import parse_literal
+    from toolparse.readers.xml_tree import fragment_value
+
+    ctx = _context(tools, coerce)
+    converters: dict[str, Any] = {
+        "text": None,
+        "literal": lambda text: parse_literal(text, max_depth=ctx.max_depth),
+        "fragment": lambda text: fragment_value(text, max_depth=ctx.max_depth),
+    }
+    call = MemberCall(ctx, name, converters[convert], literal=literal)
+    answers: list[Any] = []
+    for op in ops:
+        if op[0] == "begin":
+            answers.append(call.begin(op[1]))
+        elif op[0] == "text":
+            call.text(op[1])
+        elif op[0] == "end":
+            call.end()
+        elif op[0] == "close":
+            call.close()
+        elif op[0] == "sole":
+            answers.append(call.sole_string_property())
+        else:
+            raise ValueError(op[0])
+        call.flush()
+    outcome = _outcome(call.outcome(None))
+    return {
+        "name": name,
+        "tools": tools,
+        "coerce": coerce,
+        "convert": convert,
+        "literal": literal,
+        "ops": ops,
+        "answers": answers,
+        "events": _events(ctx),
+        "outcome": outcome,
+    }
+
+
+def json_case(
+    kind: str, name: str | None, tools: str | None, coerce: bool, pieces: list[str]
+) -> dict[str, Any]:
+    from toolparse.engine.calls import EnvelopeCall, JsonArgsCall
+    from toolparse.readers.json import JsonSyntaxError
+
+    ctx = _context(tools, coerce)
+    call: Any = EnvelopeCall(ctx) if kind == "envelope" else JsonArgsCall(ctx, name or "")
+    result: dict[str, Any] = {"kind": kind, "name": name, "tools": tools, "coerce": coerce, "pieces": pieces}
+    fed = []
+    try:
+        for piece in pieces:
+            fed.append(call.reader.feed(piece, 0))
+            call.flush()
+        if not call.reader.done:
+            result["whole"] = call.reader.finish()
+    except JsonSyntaxError as exc:
+        result["error"] = str(exc)
+    result["fed"] = fed
+    if "error" not in result:
+        result["outcome"] = _outcome(call.outcome(None))
+    result["events"] = _events(ctx)
+    return result
+
+
 # -- the files -----------------------------------------------------------------------------------
 
 
@@ -180,6 +507,8 @@ def records() -> dict[str, Any]:
     return {
         "ids.json": ids(),
         "typer.json": {"format": FORMAT, "cases": typer_cases()},
+        "member_calls.json": {"format": FORMAT, "cases": [member_case(*case) for case in MEMBER_CASES]},
+        "json_calls.json": {"format": FORMAT, "cases": [json_case(*case) for case in JSON_CASES]},
     }
 
 
