@@ -252,6 +252,9 @@ fn member_run(case: &Json, size: usize) -> (Json, Json, Json) {
             }
             "text" => {
                 let chars = units(text(&op[1]));
+                if chars.is_empty() {
+                    call.text(&chars); // (an empty piece still makes a delta, as in Python)
+                }
                 let size = if size == 0 { chars.len().max(1) } else { size };
                 for piece in chars.chunks(size) {
                     call.text(piece);

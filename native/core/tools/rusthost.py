@@ -158,11 +158,108 @@ def _typer_read(schema: dict[str, Any], text: str, max_depth: int) -> dict[str, 
     return result
 
 
+# What a model writes, drawn at random (a fixed seed: the files do not change
+# between runs): the right type, its text, the wrong type, JSON or XML
+# written into a string, nested values, keys the schema does not know.
+_WORDS = [
+    "5",
+    " 7 ",
+    "4.0",
+    "1e3",
+    "-0",
+    "true",
+    "False",
+    "yes",
+    "null",
+    "None",
+    "a, b",
+    "a;b",
+    "[1, 2]",
+    '{"k": "1"}',
+    '{"depth": "3"}',
+    "fast",
+    "FAST",
+    " slow",
+    "",
+    "x",
+    "\u0661\u0662",
+    "12345678901234567890",
+    "NaN",
+    "Infinity",
+    "<item>1</item><item>2</item>",
+    '["1", 2]',
+    "0x10",
+    "1_000",
+]
+_EXTRA_KEYS = ["extra", "n_1", "b_x", "k", "depth", "a b"]
+
+
+def _drawn(rng: Any, keys: list[str], depth: int) -> Any:
+    kind = rng.randrange(9 if depth < 3 else 6)
+    if kind == 0:
+        return rng.choice([0, 1, -3, 42, 10**6, 2**63, -(2**70)])
+    if kind == 1:
+        return rng.choice([0.5, -2.25, 1e20, 3.0, 1e-7])
+    if kind == 2:
+        return rng.choice([True, False, None])
+    if kind in (3, 4, 5):
+        return rng.choice(_WORDS).encode().decode("unicode_escape")
+    if kind in (6, 7):
+        return [_drawn(rng, keys, depth + 1) for _ in range(rng.randrange(4))]
+    return _drawn_object(rng, keys, depth + 1)
+
+
+def _drawn_object(rng: Any, keys: list[str], depth: int) -> dict[str, Any]:
+    chosen = rng.sample(keys, min(len(keys), rng.randrange(1, 6)))
+    return {key: _drawn(rng, keys, depth) for key in chosen}
+
+
+def _properties(schema: Any, into: list[str]) -> list[str]:
+    """Every property name written anywhere in `schema`."""
+    if isinstance(schema, dict):
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            into.extend(k for k in properties if k not in into)
+        for value in schema.values():
+            _properties(value, into)
+    elif isinstance(schema, list):
+        for value in schema:
+            _properties(value, into)
+    return into
+
+
+# (schema, reads drawn, seed)
+DRAWN_TYPER: list[tuple[str, int, int]] = [
+    (TOOL, 120, 1),
+    (TYPER_CASES[4][0], 40, 2),
+    (TYPER_CASES[5][0], 40, 3),
+    (TYPER_CASES[1][0], 20, 4),
+    (TYPER_CASES[3][0], 20, 5),
+]
+
+
+def drawn_inputs(schema: str, count: int, seed: int) -> list[str]:
+    """`count` argument texts for `schema`, drawn with `seed`."""
+    import random
+
+    rng = random.Random(seed)
+    keys = _properties(json.loads(schema), []) + _EXTRA_KEYS
+    inputs = []
+    for _ in range(count):
+        value = _drawn_object(rng, keys, 0)
+        separators = rng.choice([(", ", ": "), (",", ":")])
+        inputs.append(json.dumps(value, ensure_ascii=rng.random() < 0.5, separators=separators))
+    return inputs
+
+
 def typer_cases() -> list[dict[str, Any]]:
     cases = []
     for schema, inputs, max_depth in TYPER_CASES:
         reads = [_typer_read(json.loads(schema), text, max_depth) for text in inputs]
         cases.append({"schema": schema, "max_depth": max_depth, "reads": reads})
+    for schema, count, seed in DRAWN_TYPER:
+        reads = [_typer_read(json.loads(schema), text, 64) for text in drawn_inputs(schema, count, seed)]
+        cases.append({"schema": schema, "max_depth": 64, "reads": reads})
     return cases
 
 
@@ -489,6 +586,69 @@ def json_case(
     return result
 
 
+def drawn_member_cases(
+    count: int, seed: int
+) -> list[tuple[str, str | None, bool, str, bool, list[list[str]]]]:
+    """`count` member scripts drawn with `seed`: a tool, a converter, members
+    (some repeated, some unknown) whose text is a word, JSON, XML or a
+    Python literal, in one or two pieces."""
+    import random
+
+    rng = random.Random(seed)
+    keys = [*_properties(json.loads(TOOLS), []), "extra", "k"]
+    cases: list[tuple[str, str | None, bool, str, bool, list[list[str]]]] = []
+    for _ in range(count):
+        name = rng.choice(["search", "search", "free", "note", "nope"])
+        tools = None if rng.random() < 0.15 else TOOLS
+        convert = rng.choice(["text", "fragment", "literal"])
+        ops: list[list[str]] = []
+        for _ in range(rng.randrange(1, 6)):
+            value = _drawn(rng, keys, 1)
+            shape = rng.randrange(3)
+            if convert == "literal":
+                text = repr(value)
+            elif shape == 0 and isinstance(value, str):
+                text = value
+            elif shape == 1 and isinstance(value, dict):
+                text = "".join(f"<{k}>{v}</{k}>" for k, v in value.items() if " " not in k)
+            else:
+                text = json.dumps(value, ensure_ascii=False)
+            cut = rng.randrange(len(text) + 1)
+            ops += [["begin", rng.choice(keys)], ["text", text[:cut]], ["text", text[cut:]], ["end"]]
+        ops.append(["close"])
+        cases.append((name, tools, rng.random() < 0.9, convert, convert == "literal", ops))
+    return cases
+
+
+def drawn_json_cases(count: int, seed: int) -> list[tuple[str, str | None, str | None, bool, list[str]]]:
+    """`count` JSON calls drawn with `seed`: envelopes (the name before or
+    after the arguments, the arguments an object or a JSON string) and
+    named calls, their text cut in up to four pieces."""
+    import random
+
+    rng = random.Random(seed)
+    keys = [*_properties(json.loads(TOOLS), []), "extra", "k"]
+    cases: list[tuple[str, str | None, str | None, bool, list[str]]] = []
+    for _ in range(count):
+        name = rng.choice(["search", "search", "free", "note", "nope"])
+        tools = None if rng.random() < 0.15 else TOOLS
+        arguments: Any = _drawn_object(rng, keys, 1)
+        kind = rng.choice(["envelope", "json_args"])
+        if kind == "envelope":
+            if rng.random() < 0.2:
+                arguments = json.dumps(arguments)
+            members = [("name", name), (rng.choice(["arguments", "parameters"]), arguments)]
+            if rng.random() < 0.3:
+                members.reverse()
+            text = json.dumps(dict(members), ensure_ascii=rng.random() < 0.5)
+        else:
+            text = json.dumps(arguments, ensure_ascii=rng.random() < 0.5)
+        cuts = sorted(rng.randrange(len(text) + 1) for _ in range(rng.randrange(4)))
+        pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+        cases.append((kind, name if kind == "json_args" else None, tools, rng.random() < 0.9, pieces))
+    return cases
+
+
 # -- the files -----------------------------------------------------------------------------------
 
 
@@ -507,8 +667,14 @@ def records() -> dict[str, Any]:
     return {
         "ids.json": ids(),
         "typer.json": {"format": FORMAT, "cases": typer_cases()},
-        "member_calls.json": {"format": FORMAT, "cases": [member_case(*case) for case in MEMBER_CASES]},
-        "json_calls.json": {"format": FORMAT, "cases": [json_case(*case) for case in JSON_CASES]},
+        "member_calls.json": {
+            "format": FORMAT,
+            "cases": [member_case(*case) for case in MEMBER_CASES + drawn_member_cases(80, 6)],
+        },
+        "json_calls.json": {
+            "format": FORMAT,
+            "cases": [json_case(*case) for case in JSON_CASES + drawn_json_cases(80, 7)],
+        },
     }
 
 
