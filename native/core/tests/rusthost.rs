@@ -378,3 +378,20 @@ fn json_calls_are_pythons() {
         assert_eq!(outcome, expected, "{what} (1)");
     }
 }
+
+#[test]
+fn fragments_are_pythons() {
+    let data = golden("fragments.json");
+    let cases = data["cases"].as_array().unwrap();
+    assert!(cases.len() >= 100);
+    for case in cases {
+        let input = text(&case["input"]);
+        let max_depth = case["max_depth"].as_u64().unwrap() as usize;
+        let value = toolparse_core::fragment::fragment_value(&units(input), max_depth);
+        assert_eq!(
+            wide::lossy(&value.canonical_json()),
+            text(&case["value"]),
+            "{input:?} (max_depth {max_depth})"
+        );
+    }
+}

@@ -7,6 +7,8 @@ with no Python.
 * `typer.json`: arguments read by the reference's streaming JSON reader with
   the inline coercer (`JsonRewriter` and `SchemaTyper`): the canonical text
   written and the issues, for schemas and texts that exercise each rule.
+* `fragments.json`: XML fragments' values (`xml_tree.fragment_value`: lxml
+  where it reads them, else the tolerant reader), as canonical JSON.
 * `member_calls.json`, `json_calls.json`: calls built by `MemberCall`,
   `EnvelopeCall` and `JsonArgsCall` over a `CallContext` (tools declared
   as JSON, seed 0) from a script of members or JSON pieces: each answer, the
@@ -649,6 +651,69 @@ def drawn_json_cases(count: int, seed: int) -> list[tuple[str, str | None, str |
     return cases
 
 
+# -- XML fragments -------------------------------------------------------------------------------
+
+FRAGMENTS: list[tuple[str, int]] = [
+    ("plain 42", 64),
+    ("3 &lt; 4 &#65; &#x1F600; &#0; &#xD800; &bogus; &amp;lt;", 64),
+    ("<opts><depth>3</depth></opts>", 64),
+    ("<item>x</item> <item>y</item><b/><b />", 64),
+    ("<a><b>1</a>tail</c>", 64),
+    ("a < b <![CDATA[<x>&amp;]]> <![CDATA[open", 64),
+    ("<a><b><c>1</c></b></a>", 2),
+    ("<a >1</a ><1>< a>", 64),
+    ('<a x="1">v</a>', 64),
+    ("<a><!-- note --><b>1</b></a>", 64),
+    ("<?xml version='1.0'?><a>1</a>", 64),
+    ("<a>\r\n1</a>", 64),
+    ("<ns:a>1</ns:a><a.b-c>2</a.b-c>", 64),
+    ("<a>text<b>1</b>more</a>", 64),
+    ("<a><b>1</b><b>2</b><c/><b>3</b></a>", 64),
+    ("<" + "n" * 128 + ">x</" + "n" * 128 + ">", 64),
+    ("<" + "n" * 129 + ">x", 64),
+    ("<a>&lt;b&gt;</a>", 64),
+    ("<a>\u00e9\U0001f600</a><a/>", 64),
+    ("</a><a><a>1</a></a>", 64),
+    ("<a\t\n/>", 64),
+    ("<a><b>", 64),
+]
+
+_TAGS = ["a", "b", "item", "depth", "x.y", "ns:t", "_"]
+
+
+def _drawn_fragment(rng: Any, depth: int) -> str:
+    parts = []
+    for _ in range(rng.randrange(1, 4)):
+        kind = rng.randrange(8)
+        tag = rng.choice(_TAGS)
+        if kind < 3 and depth < 4:
+            parts.append(f"<{tag}>{_drawn_fragment(rng, depth + 1)}</{tag}>")
+        elif kind == 3:
+            parts.append(
+                rng.choice(["<b/>", "</a>", "<a>", "< x>", "&amp;", "&#49;", "&nope;", "<![CDATA[<q>]]>"])
+            )
+        elif kind == 4:
+            parts.append(rng.choice([" ", "\n", "\t "]))
+        else:
+            parts.append(rng.choice(["1", "two", "3.5", "true", "a, b", '{"k": 1}', "\u00e9"]))
+    return "".join(parts)
+
+
+def fragment_cases() -> list[dict[str, Any]]:
+    import random
+
+    from toolparse.events import canonical_json
+    from toolparse.readers.xml_tree import fragment_value
+
+    rng = random.Random(8)
+    drawn = [(_drawn_fragment(rng, 0), rng.choice([2, 3, 64])) for _ in range(150)]
+    cases = []
+    for text, max_depth in FRAGMENTS + drawn:
+        value = canonical_json(fragment_value(text, max_depth=max_depth))
+        cases.append({"input": text, "max_depth": max_depth, "value": value})
+    return cases
+
+
 # -- the files -----------------------------------------------------------------------------------
 
 
@@ -667,6 +732,7 @@ def records() -> dict[str, Any]:
     return {
         "ids.json": ids(),
         "typer.json": {"format": FORMAT, "cases": typer_cases()},
+        "fragments.json": {"format": FORMAT, "cases": fragment_cases()},
         "member_calls.json": {
             "format": FORMAT,
             "cases": [member_case(*case) for case in MEMBER_CASES + drawn_member_cases(80, 6)],
