@@ -25,7 +25,7 @@
 //! patterns outside RE2's syntax are reported as not applied.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::calls::{Coerced, Converted, Host, MemberCall, Mode, Plan};
 use crate::calls_json::JsonHost;
@@ -52,12 +52,28 @@ pub struct RustTool {
     pub parameters: Value,
 }
 
-/// The declared tools (`CallContext.tools`).
-#[derive(Debug, Default)]
+/// The declared tools (`CallContext.tools`), and what is worked out from
+/// their schemas, kept for every stream that shares them (`Arc<RustTools>`),
+/// as the Python side keeps it by the schemas' identities: each member's
+/// plan (`calls._SHARED_PLANS`) and the inline coercer's plans
+/// (`inline._PLANS`).
+#[derive(Default)]
 pub struct RustTools {
     /// In the order declared.
     pub tools: Vec<RustTool>,
     by_name: HashMap<Vec<u8>, usize>,
+    /// Members' plans, by tool and key.
+    plans: Mutex<MemberPlans>,
+    /// The typers' oracle (its clones share its plans).
+    oracle: RustOracle,
+}
+
+impl std::fmt::Debug for RustTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RustTools")
+            .field("tools", &self.tools)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Python's `repr` of a JSON value, for the messages of a bad tool.
@@ -158,6 +174,24 @@ impl RustTools {
     /// The tool named `name` (generalized UTF-8).
     pub fn get(&self, name: &[u8]) -> Option<&RustTool> {
         self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// `CallContext.member_plan(name, key, root)`: worked out once per tool
+    /// and key (bounded: the keys come from the model).
+    fn member_plan(&self, name: &[u8], key: &[u8], root: &Value) -> KeptPlan {
+        let entry = (name.to_vec(), key.to_vec());
+        // (a plan is inserted whole or not at all: a poisoned lock holds no half-written one)
+        let lock = || self.plans.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(kept) = lock().get(&entry) {
+            return kept.clone();
+        }
+        let made = plan_of(root, key);
+        let mut plans = lock();
+        if plans.len() >= MAX_PLANS {
+            plans.clear();
+        }
+        plans.insert(entry, made.clone());
+        made
     }
 
     /// `CallContext.tool_names`: the names, sorted.
@@ -411,6 +445,9 @@ const MAX_PLANS: usize = 4096;
 /// which a member call reads alike), its mode, the issues it reports.
 type KeptPlan = (Option<Value>, Mode, Vec<Value>);
 
+/// Members' plans, by tool name and key.
+type MemberPlans = HashMap<(Vec<u8>, Vec<u8>), KeptPlan>;
+
 /// The calls of one stream, answered in Rust (see the module docs): the
 /// pure-Rust `CallContext` and the calls' `Host`.
 pub struct RustCalls {
@@ -427,8 +464,8 @@ pub struct RustCalls {
     current: Option<(i64, String)>,
     /// What `start` and `delta` were asked, in order.
     pub events: Vec<RecordedEvent>,
-    oracle: RustOracle,
-    plans: HashMap<(Vec<u8>, Vec<u8>), KeptPlan>,
+    /// The seed of the ids (None: random ones).
+    seed: Option<i128>,
 }
 
 impl RustCalls {
@@ -458,9 +495,28 @@ impl RustCalls {
             next_index: 0,
             current: None,
             events: Vec::new(),
-            oracle: RustOracle::new(),
-            plans: HashMap::new(),
+            seed,
         })
+    }
+
+    /// `CallContext.fresh()`: a context for another stream like this one (a
+    /// shadow read, a parser made from a prototype): the same tools (their
+    /// plans shared) and options, no call yet, ids of its own (seeded alike).
+    pub fn fresh(&self) -> RustCalls {
+        RustCalls {
+            tools: self.tools.clone(),
+            coerce: self.coerce,
+            max_depth: self.max_depth,
+            convert: Convert::Text,
+            ids: match self.seed {
+                None => IdSource::Random(RandomIds::new()),
+                Some(seed) => IdSource::Seeded(SeededIds::new(seed)),
+            },
+            next_index: 0,
+            current: None,
+            events: Vec::new(),
+            seed: self.seed,
+        }
     }
 
     /// `CallContext.schema_of(name)`.
@@ -498,42 +554,42 @@ impl RustCalls {
         let schemaless = self.tools.is_none() && self.coerce;
         MemberCall::new(self, name.to_vec(), root, schemaless, literal)
     }
+}
 
-    /// `_member_plan(root, key)`, worked out.
-    fn plan_of(root: &Value, key: &[u8]) -> KeptPlan {
-        let mut issues = Vec::new();
-        let path = child_path(b"$", key);
-        let root_schema = root.as_object().cloned();
-        let Some(object) = &root_schema else {
-            // (a tool's schema is an object: checked when the tools were read)
-            return (None, Mode::Stream, Vec::new());
-        };
-        let (schema, mode) = match member_schema(object, key, &path, &mut issues) {
-            Member::Drop => {
-                issues.push(Issue {
-                    path,
-                    expected: DROPPED_EXPECTED.as_bytes().to_vec(),
-                    got: b"a value".to_vec(),
-                    action: b"dropped".to_vec(),
-                });
-                (None, Mode::Drop)
-            }
-            // (`UNTOUCHED` streams, and is never coerced: a member call reads it as None)
-            Member::Untouched => (None, Mode::Stream),
-            Member::Schema(schema) => {
-                let mode = if wants_array(&schema, &root_schema) {
-                    Mode::Defer
-                } else if text_streams(&schema, &root_schema) {
-                    Mode::Stream
-                } else {
-                    Mode::Buffer
-                };
-                // (a JSON null is Python's None)
-                ((!matches!(schema, Value::Null)).then_some(schema), mode)
-            }
-        };
-        (schema, mode, issues.iter().map(issue_value).collect())
-    }
+/// `_member_plan(root, key)`, worked out.
+fn plan_of(root: &Value, key: &[u8]) -> KeptPlan {
+    let mut issues = Vec::new();
+    let path = child_path(b"$", key);
+    let root_schema = root.as_object().cloned();
+    let Some(object) = &root_schema else {
+        // (a tool's schema is an object: checked when the tools were read)
+        return (None, Mode::Stream, Vec::new());
+    };
+    let (schema, mode) = match member_schema(object, key, &path, &mut issues) {
+        Member::Drop => {
+            issues.push(Issue {
+                path,
+                expected: DROPPED_EXPECTED.as_bytes().to_vec(),
+                got: b"a value".to_vec(),
+                action: b"dropped".to_vec(),
+            });
+            (None, Mode::Drop)
+        }
+        // (`UNTOUCHED` streams, and is never coerced: a member call reads it as None)
+        Member::Untouched => (None, Mode::Stream),
+        Member::Schema(schema) => {
+            let mode = if wants_array(&schema, &root_schema) {
+                Mode::Defer
+            } else if text_streams(&schema, &root_schema) {
+                Mode::Stream
+            } else {
+                Mode::Buffer
+            };
+            // (a JSON null is Python's None)
+            ((!matches!(schema, Value::Null)).then_some(schema), mode)
+        }
+    };
+    (schema, mode, issues.iter().map(issue_value).collect())
 }
 
 /// `f"argument {key!r} is not a literal: {message}"`.
@@ -590,17 +646,9 @@ impl Host for RustCalls {
         key: &[u8],
         root: &Value,
     ) -> Result<Plan<Value>, RustError> {
-        let entry = (name.to_vec(), key.to_vec());
-        let (schema, mode, issues) = match self.plans.get(&entry) {
-            Some(kept) => kept.clone(),
-            None => {
-                let made = RustCalls::plan_of(root, key);
-                if self.plans.len() >= MAX_PLANS {
-                    self.plans.clear(); // (keys come from the model: bounded)
-                }
-                self.plans.insert(entry, made.clone());
-                made
-            }
+        let (schema, mode, issues) = match &self.tools {
+            Some(tools) => tools.member_plan(name, key, root),
+            None => plan_of(root, key),
         };
         Ok(Plan {
             schema,
@@ -704,9 +752,11 @@ impl JsonHost for RustCalls {
         if !self.coerce {
             return Ok(None);
         }
-        let max_depth = self.max_depth;
-        let schema = self.schema_of(name).cloned();
-        Ok(schema.map(|schema| self.oracle.typer(schema, max_depth)))
+        let Some(tools) = &self.tools else {
+            return Ok(None);
+        };
+        let schema = tools.get(name).map(|tool| tool.parameters.clone());
+        Ok(schema.map(|schema| tools.oracle.typer(schema, self.max_depth)))
     }
 
     fn coerce_held(
@@ -816,5 +866,26 @@ mod tests {
         };
         assert_eq!(issue_of(&issue_value(&issue)), Some(issue));
         assert!(RustCalls::new(None, 101, true, None).is_err());
+    }
+
+    #[test]
+    fn a_fresh_context_shares_the_tools_and_is_seeded_alike() {
+        let tools = RustTools::from_json(
+            r#"[{"name": "f", "parameters": {"properties": {"n": {"type": "integer"}}}}]"#,
+        )
+        .unwrap();
+        let mut calls = RustCalls::new(Some(Arc::new(tools)), 8, true, Some(42)).unwrap();
+        let root = calls.schema_of(b"f").cloned().unwrap();
+        let plan = calls.member_plan(b"f", b"n", &root).unwrap();
+        assert_eq!((plan.mode, plan.schema.is_some()), (Mode::Buffer, true));
+        calls.start(b"f").unwrap();
+        let mut fresh = calls.fresh();
+        fresh.start(b"f").unwrap();
+        assert_eq!(fresh.events, calls.events); // (index 0, the seed's first id)
+        assert_eq!(fresh.max_depth, 8);
+        let tools = fresh.tools.as_ref().unwrap();
+        assert_eq!(tools.plans.lock().unwrap().len(), 1); // (the plan worked out above)
+        assert!(fresh.typer_for(b"f").unwrap().is_some());
+        assert!(fresh.typer_for(b"g").unwrap().is_none());
     }
 }
