@@ -210,20 +210,12 @@ impl Ctx {
             let obj = self.obj.bind(py);
             return obj.call_method0(intern!(py, "assign"))?.extract();
         };
-        use std::hash::{BuildHasher, Hasher};
         let obj = self.obj.bind(py);
         let index = obj.getattr(intern!(py, "next_index"))?;
         obj.setattr(intern!(py, "next_index"), index.add(1)?)?;
-        let word = |salt: u64| {
-            let mut hasher = keys.build_hasher();
-            hasher.write_u64(*counter);
-            hasher.write_u64(salt);
-            hasher.finish()
-        };
-        let (high, low) = (word(0), word(1));
-        *counter += 1;
         // "call_" + 24 hex digits (96 bits), as `_random_ids` writes them
-        let id = call_id(high, low >> 32);
+        let id = toolparse_core::ids::random_id(keys, *counter);
+        *counter += 1;
         // (ASCII, so UTF-8: the check of 29 bytes costs nothing a call can measure)
         let id = std::str::from_utf8(&id).expect("call_id writes ASCII");
         let id = PyString::new(py, id).into_any();
@@ -728,40 +720,6 @@ impl Outcome {
                     ))?
                     .unbind())
             }
-        }
-    }
-}
-
-/// `"call_"`, then `high` in 16 hex digits and `low` (32 bits) in 8: a call's
-/// random id, written without an allocation.
-fn call_id(high: u64, low: u64) -> [u8; 29] {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut id = *b"call_000000000000000000000000";
-    for (i, digit) in id[5..21].iter_mut().enumerate() {
-        *digit = HEX[((high >> (60 - 4 * i)) & 0xF) as usize];
-    }
-    for (i, digit) in id[21..].iter_mut().enumerate() {
-        *digit = HEX[((low >> (28 - 4 * i)) & 0xF) as usize];
-    }
-    id
-}
-
-#[cfg(test)]
-mod tests {
-    use super::call_id;
-
-    #[test]
-    fn call_ids_are_written_as_format_would() {
-        for (high, low) in [
-            (0, 0),
-            (u64::MAX, 0xFFFF_FFFF),
-            (0x0123_4567_89ab_cdef, 0x89ab_cdef),
-        ] {
-            let id = call_id(high, low);
-            assert_eq!(
-                std::str::from_utf8(&id).unwrap(),
-                format!("call_{high:016x}{low:08x}")
-            );
         }
     }
 }
