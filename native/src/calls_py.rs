@@ -255,19 +255,6 @@ impl Host for PyHost<'_, '_> {
         self.py.None()
     }
 
-    fn loads(&mut self, text: &[u8]) -> PyResult<PyObject> {
-        let py = self.py;
-        Ok(refs(py)?
-            .loads
-            .bind(py)
-            .call1((py_of(py, text)?,))?
-            .unbind())
-    }
-
-    fn is_object(&mut self, value: &PyObject) -> bool {
-        value.bind(self.py).downcast::<PyDict>().is_ok()
-    }
-
     fn sole_string_of(&mut self, root: Option<&PyObject>) -> PyResult<Option<PyObject>> {
         sole_string_of(self.py, root.map(|root| root.bind(self.py)))
     }
@@ -556,6 +543,7 @@ impl PyMemberCall {
                 self.error(py, end, reason, py_of(py, &problem)?.as_any())
             }
             Ending::Unknown(arguments) => {
+                let arguments = arguments_of(py, arguments)?;
                 let name = py_of(py, &self.core.name)?;
                 let message = format!("no tool named {} was declared", name.repr()?);
                 fields.set_item("reason", refs.unknown_tool.bind(py))?;
@@ -564,6 +552,7 @@ impl PyMemberCall {
                 refs.outcome.bind(py).call((end, name), Some(&fields))
             }
             Ending::Call(arguments) => {
+                let arguments = arguments_of(py, arguments)?;
                 fields.set_item("issues", self.extra_issues(py)?)?;
                 let outcome = self.new_outcome(py, end, arguments, &fields)?;
                 let tools = self.ctx.bind(py).getattr(intern!(py, "tools"))?;
@@ -633,4 +622,9 @@ impl CallArgs {
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.call)
     }
+}
+
+/// `json.loads` of a call's arguments' text.
+fn arguments_of(py: Python<'_>, text: Option<Vec<u8>>) -> PyResult<Option<PyObject>> {
+    text.map(|text| crate::ctx::loads(py, &text)).transpose()
 }

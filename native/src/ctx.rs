@@ -15,25 +15,27 @@ use std::sync::Arc as Rc;
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
-use crate::calls::{Coerced, Converted, Host, Mode, Plan};
-use crate::calls_py::{push_wide, py_of, refs, sole_string_of, wide_of};
+use crate::calls::{Coerced, Converted, Host, Plan};
+use crate::calls_json::JsonHost;
+use crate::calls_py::{push_wide, py_of, refs, wide_of};
 use crate::events;
 use crate::fastvalue::{self, Path};
 use crate::kept::Kept;
 use crate::lexicon::{Name, Names, TagContext};
 use crate::pylexicon::name_of;
 use crate::tables::Reason;
+use toolparse_core::coercion::oracle::{RustError, RustTyper};
+use toolparse_core::coercion::Value;
+use toolparse_core::rust_calls::{self, RustCalls, RustTool, RustTools};
 
-/// Plans kept at most (keys come from the model: bounded, as `_MAX_PLANS`).
-const MAX_PLANS: usize = 4096;
+/// Schemas kept at most, by the identity of the Python dict.
+const MAX_SCHEMAS: usize = 4096;
 
 /// A declared tool.
 pub struct Tool {
     pub obj: PyObject,
-    /// Its parameters schema.
-    pub schema: PyObject,
     /// It is defined by a pydantic model (its calls are validated).
     pub model: bool,
 }
@@ -45,13 +47,112 @@ pub struct Tools {
     /// By name (generalized UTF-8).
     /// (declared names: keys the model cannot choose, see `fxhash`)
     pub by_name: crate::fxhash::FxHashMap<Vec<u8>, Tool>,
+    /// Their schemas, as the core reads them (and what is worked out of them).
+    pub core: Rc<RustTools>,
+    /// Each tool's property names, once worked out (`CallContext._property_names`).
+    property_names: std::sync::Mutex<std::collections::HashMap<Vec<u8>, PropertyNames>>,
 }
 
 /// A tool's property names, sorted, as code points (None: any name).
 pub type PropertyNames = Option<Rc<Vec<Vec<u32>>>>;
 
-/// A member's plan, kept: its schema, its mode, the issues it reports.
-type KeptPlan = Rc<(Option<PyObject>, Mode, Vec<PyObject>)>;
+/// Each tool's parameters schema as a core value, by the identity of the
+/// Python dict: converted once, whatever the parsers made with it.
+static SCHEMAS: Kept<Option<Value>> = Kept::new(MAX_SCHEMAS);
+
+/// The core value of the schema `schema` (kept: see [`SCHEMAS`]).
+fn schema_value(schema: &Bound<'_, PyAny>) -> PyResult<Value> {
+    SCHEMAS.get_or_work(schema, || crate::pycoerce::to_core(schema))
+}
+
+/// The declared tools of a `CallContext`, `obj`, whose `tools` are `tools`:
+/// kept by the identity of the first `Tool` (`normalize_tools` gives the same
+/// `Tool`s to every request that brings equal tools), so that every parser of
+/// them shares what their schemas give (members' plans, the typers' plans).
+fn tools_of(tools: &Bound<'_, PyDict>, obj: &Bound<'_, PyAny>) -> PyResult<Rc<Tools>> {
+    static TOOLS: Kept<Option<Rc<Tools>>> = Kept::new(MAX_SCHEMAS);
+    let same = |kept: &Tools| {
+        kept.by_name.len() == tools.len()
+            && tools.iter().all(|(name, tool)| {
+                name.downcast::<PyString>().is_ok_and(|name| {
+                    kept.by_name
+                        .get(&wide_of(name))
+                        .is_some_and(|known| known.obj.is(&tool))
+                })
+            })
+    };
+    let first = tools.values().get_item(0).ok();
+    if let Some(first) = &first {
+        if let Some(kept) = TOOLS.read(first, |kept| kept.clone()) {
+            if same(&kept) {
+                return Ok(kept);
+            }
+        }
+    }
+    let made = Rc::new(read_tools(tools, obj)?);
+    if let Some(first) = &first {
+        TOOLS.write(first, |kept| match kept {
+            Some(_) => 0,
+            None => {
+                *kept = Some(made.clone());
+                1
+            }
+        });
+    }
+    Ok(made)
+}
+
+/// [`tools_of`], read.
+fn read_tools(tools: &Bound<'_, PyDict>, obj: &Bound<'_, PyAny>) -> PyResult<Tools> {
+    let py = obj.py();
+    let mut by_name = crate::fxhash::FxHashMap::default();
+    let mut core = Vec::new();
+    for (name, tool) in tools.iter() {
+        let parameters = schema_value(&tool.getattr(intern!(py, "parameters"))?)?;
+        let model = !tool.getattr(intern!(py, "model"))?.is_none();
+        let name = name.downcast::<PyString>()?;
+        core.push(RustTool {
+            name: name.to_str()?.to_owned(),
+            description: String::new(),
+            parameters,
+        });
+        by_name.insert(
+            wide_of(name),
+            Tool {
+                obj: tool.unbind(),
+                model,
+            },
+        );
+    }
+    let mut names = Vec::new();
+    if let Some(sorted) = obj
+        .getattr(intern!(py, "tool_names"))?
+        .extract::<Option<Vec<Bound<'_, PyString>>>>()?
+    {
+        for name in sorted {
+            names.push(name_of(&name).code_points());
+        }
+    }
+    let core = Rc::new(RustTools::of(core));
+    Ok(Tools {
+        names,
+        by_name,
+        core,
+        property_names: Default::default(),
+    })
+}
+
+/// A core call service's error, as Python's.
+pub fn py_error(err: RustError) -> PyErr {
+    match err {
+        RustError::Index(what) => pyo3::exceptions::PyIndexError::new_err(what),
+        RustError::Key(key) => Python::with_gil(|py| match py_of(py, &key) {
+            Ok(key) => PyKeyError::new_err(key.unbind()),
+            Err(err) => err,
+        }),
+        RustError::Value(message) => PyValueError::new_err(message),
+    }
+}
 
 /// Where calls' ids come from.
 enum IdSource {
@@ -71,20 +172,13 @@ pub struct Ctx {
     ids: IdSource,
     /// The Python `CallContext`.
     pub obj: PyObject,
+    /// What a call needs, answered by the core (coercion, plans, values).
+    pub services: RustCalls,
     /// (shared by the parsers made from one prototype: see [`Ctx::fresh`])
     pub tools: Option<std::sync::Arc<Tools>>,
     pub coerce: bool,
     pub max_depth: usize,
 }
-
-/// Each tool's property names (None until worked out), by the identity of its
-/// schema: shared by every parser (see [`crate::kept`]).
-static PROPERTY_NAMES: Kept<Option<PropertyNames>> = Kept::new(MAX_PLANS);
-
-/// The members' plans, by the identity of the tool's schema, then by key
-/// (looked up without copying it): shared by every parser, as the Python
-/// side's `_SHARED_PLANS`. (The keys come from the model: a SipHash table.)
-static PLANS: Kept<std::collections::HashMap<Vec<u8>, KeptPlan>> = Kept::new(MAX_PLANS);
 
 impl Ctx {
     /// The native side of the Python `CallContext` `obj`.
@@ -94,29 +188,7 @@ impl Ctx {
         let tools = if tools.is_none() {
             None
         } else {
-            let mut by_name = crate::fxhash::FxHashMap::default();
-            for (name, tool) in tools.downcast::<PyDict>()?.iter() {
-                let schema = tool.getattr(intern!(py, "parameters"))?.unbind();
-                let model = !tool.getattr(intern!(py, "model"))?.is_none();
-                by_name.insert(
-                    wide_of(name.downcast::<PyString>()?),
-                    Tool {
-                        obj: tool.unbind(),
-                        schema,
-                        model,
-                    },
-                );
-            }
-            let mut names = Vec::new();
-            if let Some(sorted) = obj
-                .getattr(intern!(py, "tool_names"))?
-                .extract::<Option<Vec<Bound<'_, PyString>>>>()?
-            {
-                for name in sorted {
-                    names.push(name_of(&name).code_points());
-                }
-            }
-            Some(std::sync::Arc::new(Tools { names, by_name }))
+            Some(tools_of(tools.downcast::<PyDict>()?, obj)?)
         };
         let factory = obj.getattr(intern!(py, "_id_factory"))?;
         // (the default factory, looked up once: a parser is built per request)
@@ -134,12 +206,22 @@ impl Ctx {
         } else {
             IdSource::Python
         };
+        let coerce = obj.getattr(intern!(py, "coerce"))?.is_truthy()?;
+        let max_depth = obj.getattr(intern!(py, "max_depth"))?.extract()?;
+        let services = RustCalls::new(
+            tools.as_ref().map(|t| t.core.clone()),
+            max_depth,
+            coerce,
+            None,
+        )
+        .map_err(py_error)?;
         Ok(Ctx {
             ids,
             obj: obj.clone().unbind(),
+            services,
             tools,
-            coerce: obj.getattr(intern!(py, "coerce"))?.is_truthy()?,
-            max_depth: obj.getattr(intern!(py, "max_depth"))?.extract()?,
+            coerce,
+            max_depth,
         })
     }
 
@@ -156,6 +238,7 @@ impl Ctx {
                 IdSource::Python => IdSource::Python,
             },
             obj: obj.clone().unbind(),
+            services: self.services.fresh(),
             tools: self.tools.clone(),
             coerce: self.coerce,
             max_depth: self.max_depth,
@@ -176,30 +259,36 @@ impl Ctx {
     }
 
     /// `CallContext.schema_of(name)`.
-    pub fn schema_of(&self, name: &[u8]) -> Option<&PyObject> {
-        self.tool(name).map(|t| &t.schema)
+    pub fn schema_of(&self, name: &[u8]) -> Option<&Value> {
+        self.services.schema_of(name)
     }
 
-    /// `CallContext.property_names_of(name)`, as code points (kept by the
-    /// tool's schema).
-    pub fn property_names_of(&self, py: Python<'_>, name: &[u8]) -> PyResult<PropertyNames> {
-        let Some(tool) = self.tool(name) else {
-            return Ok(None);
+    /// `CallContext.property_names_of(name)`, as code points (worked out once
+    /// per tool, for every parser of the tools).
+    pub fn property_names_of(&self, name: &[u8]) -> PropertyNames {
+        let tools = self.tools.as_ref()?;
+        let lock = || {
+            tools
+                .property_names
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
         };
-        PROPERTY_NAMES.get_or_work(tool.schema.bind(py), || {
-            let names = self
-                .obj
-                .bind(py)
-                .call_method1(intern!(py, "property_names_of"), (py_of(py, name)?,))?;
-            if names.is_none() {
-                return Ok(None);
-            }
-            let mut points = Vec::new();
-            for item in names.try_iter()? {
-                points.push(name_of(item?.downcast::<PyString>()?).code_points());
-            }
-            Ok(Some(Rc::new(points)))
-        })
+        if let Some(known) = lock().get(name) {
+            return known.clone();
+        }
+        let names = self.services.property_names_of(name).map(|names| {
+            Rc::new(
+                names
+                    .iter()
+                    .map(|name| toolparse_core::wide::chars(name).collect())
+                    .collect(),
+            )
+        });
+        // (declared names only: the model cannot grow the table)
+        if tools.by_name.contains_key(name) {
+            lock().insert(name.to_vec(), names.clone());
+        }
+        names
     }
 
     /// `CallContext.assign()`: a new call's index and id (the caller
@@ -228,50 +317,6 @@ impl Ctx {
             .bind(py)
             .getattr(intern!(py, "next_index"))?
             .extract()
-    }
-
-    /// `CallContext.member_plan(name, key, root)` (kept by the schema `root`
-    /// and the key).
-    fn member_plan(
-        &mut self,
-        py: Python<'_>,
-        name: &[u8],
-        key: &[u8],
-        root: &PyObject,
-    ) -> PyResult<Plan<PyObject>> {
-        let root = root.bind(py);
-        let plan = match PLANS.read(root, |by_key| by_key.get(key).cloned()) {
-            Some(plan) => plan,
-            None => {
-                let plan = self.obj.bind(py).call_method1(
-                    intern!(py, "member_plan"),
-                    (py_of(py, name)?, py_of(py, key)?, root),
-                )?;
-                let (schema, mode, issues): (PyObject, i64, Bound<'_, PyAny>) = plan.extract()?;
-                let mode = Mode::from_number(mode).ok_or_else(|| {
-                    PyValueError::new_err(format!("no member mode numbered {mode}"))
-                })?;
-                let issues = issues
-                    .try_iter()?
-                    .map(|issue| issue.map(Bound::unbind))
-                    .collect::<PyResult<Vec<_>>>()?;
-                let schema = (!schema.is_none(py)).then_some(schema);
-                let plan = Rc::new((schema, mode, issues));
-                PLANS.write(root, |by_key| {
-                    if by_key.contains_key(key) {
-                        return 0;
-                    }
-                    by_key.insert(key.to_vec(), plan.clone());
-                    1
-                });
-                plan
-            }
-        };
-        Ok(Plan {
-            schema: plan.0.as_ref().map(|s| s.clone_ref(py)),
-            mode: plan.1,
-            issues: plan.2.iter().map(|i| i.clone_ref(py)).collect(),
-        })
     }
 }
 
@@ -341,8 +386,20 @@ pub struct CallHost<'a, 'py> {
     pub convert: Convert,
 }
 
+impl CallHost<'_, '_> {
+    /// The core's answers (see [`Ctx::services`]), converting as this call does.
+    fn services(&mut self) -> &mut RustCalls {
+        self.ctx.services.convert = match self.convert {
+            Convert::Text => rust_calls::Convert::Text,
+            Convert::Literal => rust_calls::Convert::Literal,
+            Convert::Fragment => rust_calls::Convert::Fragment,
+        };
+        &mut self.ctx.services
+    }
+}
+
 impl Host for CallHost<'_, '_> {
-    type Value = PyObject;
+    type Value = Value;
     type Error = PyErr;
 
     fn is_known(&mut self, name: &[u8]) -> PyResult<bool> {
@@ -370,124 +427,55 @@ impl Host for CallHost<'_, '_> {
         )
     }
 
-    fn member_plan(
-        &mut self,
-        name: &[u8],
-        key: &[u8],
-        root: &PyObject,
-    ) -> PyResult<Plan<PyObject>> {
-        self.ctx.member_plan(self.py, name, key, root)
+    fn member_plan(&mut self, name: &[u8], key: &[u8], root: &Value) -> PyResult<Plan<Value>> {
+        self.services()
+            .member_plan(name, key, root)
+            .map_err(py_error)
     }
 
-    fn convert(&mut self, text: &str, key: &[u8]) -> PyResult<Converted<PyObject>> {
-        let py = self.py;
-        let function = match self.convert {
-            Convert::Text => {
-                return Ok(Converted::Value(
-                    PyString::new(py, text).into_any().unbind(),
-                ))
-            }
-            Convert::Literal => {
-                let max_depth = i64::try_from(self.ctx.max_depth).unwrap_or(i64::MAX);
-                match crate::pyliteral::convert(py, text, max_depth) {
-                    Some(Ok(value)) => {
-                        fastvalue::count(Path::Convert, true);
-                        return Ok(Converted::Value(value.unbind()));
-                    }
-                    Some(Err(message)) => {
-                        fastvalue::count(Path::Convert, true);
-                        return Ok(Converted::Invalid(literal_problem(
-                            py,
-                            key,
-                            message.as_bytes(),
-                        )?));
-                    }
-                    None => {
-                        fastvalue::count(Path::Convert, false);
-                        converters(py)?.0.bind(py)
-                    }
+    fn convert(&mut self, text: &str, key: &[u8]) -> PyResult<Converted<Value>> {
+        if self.convert == Convert::Literal {
+            // (what the core's reader declines, Python's reads: a `\N{...}` escape,
+            // a very long integer, deep nesting)
+            let max_depth = i64::try_from(self.ctx.max_depth).unwrap_or(i64::MAX);
+            let points: Vec<u32> = text.chars().map(u32::from).collect();
+            let mut build = rust_calls::ValueBuild;
+            match toolparse_core::pyliteral::parse_literal(&points, max_depth, &mut build) {
+                Ok(value) => return Ok(Converted::Value(value)),
+                Err(toolparse_core::pyliteral::Failure::Error(message)) => {
+                    return Ok(Converted::Invalid(literal_problem(key, message.as_bytes())));
+                }
+                Err(toolparse_core::pyliteral::Failure::Decline) => {
+                    return self.python_literal(text, key);
                 }
             }
-            Convert::Fragment => {
-                // (plain text, the usual number or word: no markup to parse)
-                if let Some(value) = fastvalue::fragment_str(text) {
-                    fastvalue::count(Path::Convert, true);
-                    return Ok(Converted::Value(
-                        PyString::new(py, &value).into_any().unbind(),
-                    ));
-                }
-                fastvalue::count(Path::Convert, false);
-                converters(py)?.1.bind(py)
-            }
-        };
-        let kwargs = PyDict::new(py);
-        kwargs.set_item(intern!(py, "max_depth"), self.ctx.max_depth)?;
-        match function.call((text,), Some(&kwargs)) {
-            Ok(value) => Ok(Converted::Value(value.unbind())),
-            Err(err) if err.is_instance_of::<PyValueError>(py) => {
-                let mut message = Vec::new();
-                push_wide(&mut message, &err.value(py).str()?);
-                Ok(Converted::Invalid(literal_problem(py, key, &message)?))
-            }
-            Err(err) => Err(err),
         }
+        self.services().convert(text, key).map_err(py_error)
     }
 
     fn coerce_at(
         &mut self,
-        value: PyObject,
-        schema: Option<&PyObject>,
-        root: Option<&PyObject>,
+        value: Value,
+        schema: Option<&Value>,
+        root: Option<&Value>,
         key: &[u8],
-    ) -> PyResult<Coerced<PyObject>> {
-        let py = self.py;
-        let fast = fastvalue::coerce_value(
-            py,
-            value.bind(py),
-            schema.map(|s| s.bind(py)),
-            root.map(|r| r.bind(py)),
-            key,
-        )?;
-        if let Some((value, issues)) = fast {
-            fastvalue::count(Path::Coerce, true);
-            return Ok(Coerced { value, issues });
-        }
-        fastvalue::count(Path::Coerce, false);
-        let refs = refs(py)?;
-        let path = refs.child_path.bind(py).call1(("$", py_of(py, key)?))?;
-        let coerced = refs
-            .coerce_at
-            .bind(py)
-            .call1((value, schema, root, path, 1))?;
-        let (value, issues): (PyObject, Bound<'_, PyAny>) = coerced.extract()?;
-        let issues = issues
-            .try_iter()?
-            .map(|issue| issue.map(Bound::unbind))
-            .collect::<PyResult<_>>()?;
-        Ok(Coerced { value, issues })
+    ) -> PyResult<Coerced<Value>> {
+        self.services()
+            .coerce_at(value, schema, root, key)
+            .map_err(py_error)
     }
 
-    fn list(&mut self, values: Vec<PyObject>) -> PyResult<PyObject> {
-        Ok(PyList::new(self.py, values)?.into_any().unbind())
+    fn list(&mut self, values: Vec<Value>) -> PyResult<Value> {
+        Ok(Value::array(values))
     }
 
-    fn canonical_json(&mut self, value: &PyObject, out: &mut Vec<u8>) -> PyResult<()> {
-        let py = self.py;
-        if fastvalue::canonical_value(py, value.bind(py), out)? {
-            fastvalue::count(Path::Canonical, true);
-            return Ok(());
-        }
-        fastvalue::count(Path::Canonical, false);
-        let text = refs(py)?.canonical_json.bind(py).call1((value,))?;
-        push_wide(out, text.downcast::<PyString>()?);
+    fn canonical_json(&mut self, value: &Value, out: &mut Vec<u8>) -> PyResult<()> {
+        out.extend_from_slice(&value.canonical_json());
         Ok(())
     }
 
     fn coerce_json(&mut self, text: &str, out: &mut Vec<u8>) -> PyResult<()> {
-        let py = self.py;
-        let coerced = refs(py)?.coerce.bind(py).call1((text, py.None()))?;
-        let value = coerced.getattr(intern!(py, "value"))?.unbind();
-        self.canonical_json(&value, out)
+        self.services().coerce_json(text, out).map_err(py_error)
     }
 
     fn key_error(&mut self, key: &[u8]) -> PyErr {
@@ -497,37 +485,66 @@ impl Host for CallHost<'_, '_> {
         }
     }
 
-    fn none(&mut self) -> PyObject {
-        self.py.None()
+    fn none(&mut self) -> Value {
+        Value::Null
     }
 
-    fn loads(&mut self, text: &[u8]) -> PyResult<PyObject> {
-        loads(self.py, text)
-    }
-
-    fn is_object(&mut self, value: &PyObject) -> bool {
-        value.bind(self.py).downcast::<PyDict>().is_ok()
-    }
-
-    fn sole_string_of(&mut self, root: Option<&PyObject>) -> PyResult<Option<PyObject>> {
-        sole_string_of(self.py, root.map(|root| root.bind(self.py)))
+    fn sole_string_of(&mut self, root: Option<&Value>) -> PyResult<Option<Value>> {
+        self.services().sole_string_of(root).map_err(py_error)
     }
 }
 
-impl crate::calls_json::JsonHost for CallHost<'_, '_> {
-    type Typer = crate::typer::SchemaTyper;
-
-    fn typer_for(&mut self, name: &[u8]) -> PyResult<Option<Self::Typer>> {
-        // (`CallContext.typer_for`)
-        if !self.ctx.coerce {
-            return Ok(None);
-        }
+impl CallHost<'_, '_> {
+    /// A Python literal the core's reader declines, read by Python's
+    /// (`parse_literal`), its value as the core's.
+    fn python_literal(&mut self, text: &str, key: &[u8]) -> PyResult<Converted<Value>> {
         let py = self.py;
-        let max_depth = self.ctx.max_depth;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item(intern!(py, "max_depth"), self.ctx.max_depth)?;
+        match converters(py)?.0.bind(py).call((text,), Some(&kwargs)) {
+            Ok(value) => Ok(Converted::Value(crate::pycoerce::to_core(&value)?)),
+            Err(err) if err.is_instance_of::<PyValueError>(py) => {
+                let mut message = Vec::new();
+                push_wide(&mut message, &err.value(py).str()?);
+                Ok(Converted::Invalid(literal_problem(key, &message)))
+            }
+            Err(err) => Err(err),
+        }
+    }
+}
+
+/// The core's inline coercer, failing as Python does.
+pub struct Typer(pub RustTyper);
+
+impl toolparse_core::typing::ValueTyper for Typer {
+    type Error = PyErr;
+
+    fn begin_value(&mut self, first: u32) -> PyResult<bool> {
+        self.0.begin_value(first).map_err(py_error)
+    }
+    fn key(&mut self, key: &[u8]) -> PyResult<bool> {
+        self.0.key(key).map_err(py_error)
+    }
+    fn array_item(&mut self) -> PyResult<()> {
+        self.0.array_item().map_err(py_error)
+    }
+    fn end_container(&mut self) -> PyResult<()> {
+        self.0.end_container().map_err(py_error)
+    }
+    fn finish_buffered(&mut self, canonical: &[u8], out: &mut Vec<u8>) -> PyResult<()> {
+        self.0.finish_buffered(canonical, out).map_err(py_error)
+    }
+}
+
+impl JsonHost for CallHost<'_, '_> {
+    type Typer = Typer;
+
+    fn typer_for(&mut self, name: &[u8]) -> PyResult<Option<Typer>> {
         Ok(self
-            .ctx
-            .schema_of(name)
-            .map(|schema| crate::typer::new_typer(schema.clone_ref(py), max_depth)))
+            .services()
+            .typer_for(name)
+            .map_err(py_error)?
+            .map(Typer))
     }
 
     fn coerce_held(
@@ -535,40 +552,16 @@ impl crate::calls_json::JsonHost for CallHost<'_, '_> {
         name: &[u8],
         held: &[u8],
         out: &mut Vec<u8>,
-    ) -> PyResult<Option<PyObject>> {
-        let py = self.py;
-        if !self.ctx.coerce {
-            return Ok(None);
-        }
-        let Some(schema) = self.ctx.schema_of(name).map(|s| s.clone_ref(py)) else {
-            return Ok(None);
-        };
-        let refs = refs(py)?;
-        let value = loads(py, held)?;
-        let kwargs = PyDict::new(py);
-        kwargs.set_item(intern!(py, "max_depth"), self.ctx.max_depth)?;
-        let coerced = refs.coerce.bind(py).call((value, schema), Some(&kwargs))?;
-        let canonical = refs
-            .canonical_json
-            .bind(py)
-            .call1((coerced.getattr(intern!(py, "value"))?,))?;
-        push_wide(out, canonical.downcast::<PyString>()?);
-        Ok(Some(coerced.getattr(intern!(py, "issues"))?.unbind()))
+    ) -> PyResult<Option<Value>> {
+        self.services()
+            .coerce_held(name, held, out)
+            .map_err(py_error)
     }
 
-    fn issues(
-        &mut self,
-        typer: Option<&Self::Typer>,
-        extra: Option<&PyObject>,
-    ) -> PyResult<PyObject> {
-        let py = self.py;
-        Ok(match (typer, extra) {
-            (Some(typer), _) => PyTuple::new(py, typer.issues().iter().map(|i| i.clone_ref(py)))?
-                .into_any()
-                .unbind(),
-            (None, Some(extra)) => extra.clone_ref(py),
-            (None, None) => PyTuple::empty(py).into_any().unbind(),
-        })
+    fn issues(&mut self, typer: Option<&Typer>, extra: Option<&Value>) -> PyResult<Value> {
+        self.services()
+            .issues(typer.map(|t| &t.0), extra)
+            .map_err(py_error)
     }
 }
 
@@ -589,12 +582,13 @@ pub fn loads(py: Python<'_>, text: &[u8]) -> PyResult<PyObject> {
 
 /// `f"argument {key!r} is not a literal: {exc}"`, the problem a member the
 /// converter refused makes (`message` generalized UTF-8).
-fn literal_problem(py: Python<'_>, key: &[u8], message: &[u8]) -> PyResult<Vec<u8>> {
+fn literal_problem(key: &[u8], message: &[u8]) -> Vec<u8> {
     let mut problem = b"argument ".to_vec();
-    push_wide(&mut problem, &py_of(py, key)?.repr()?);
+    let key: Vec<u32> = toolparse_core::wide::chars(key).collect();
+    problem.extend_from_slice(toolparse_core::pyliteral::repr(&key).as_bytes());
     problem.extend_from_slice(b" is not a literal: ");
     problem.extend_from_slice(message);
-    Ok(problem)
+    problem
 }
 
 /// `(parse_literal, fragment_value)`.
@@ -617,16 +611,18 @@ fn converters(py: Python<'_>) -> PyResult<&(PyObject, PyObject)> {
 pub struct Outcome {
     /// Where its raw text ends (None: at the block's end).
     pub end: Option<i64>,
-    /// The call's name (a Python `str`).
-    pub name: Option<PyObject>,
+    /// The call's name (generalized UTF-8).
+    pub name: Option<Vec<u8>>,
     pub index: Option<PyObject>,
     pub id: Option<PyObject>,
-    pub arguments: Option<PyObject>,
+    /// Its arguments' JSON text (generalized UTF-8).
+    pub arguments: Option<Vec<u8>>,
     /// None: a call.
     pub reason: Option<Reason>,
     /// Generalized UTF-8.
     pub message: Vec<u8>,
-    pub issues: Vec<PyObject>,
+    /// What coercion changed or could not fix (see `rust_calls::issue_value`).
+    pub issues: Vec<Value>,
     pub parsed: Option<PyObject>,
     pub validation_error: Option<PyObject>,
 }
@@ -635,7 +631,7 @@ impl Outcome {
     /// An error with no call behind it.
     pub fn error(
         end: Option<i64>,
-        name: Option<PyObject>,
+        name: Option<Vec<u8>>,
         reason: Reason,
         message: Vec<u8>,
     ) -> Outcome {
@@ -658,19 +654,14 @@ impl Outcome {
     /// thread-local read, each).
     pub fn release(&mut self, py: Python<'_>) {
         for field in [
-            &mut self.name,
             &mut self.index,
             &mut self.id,
-            &mut self.arguments,
             &mut self.parsed,
             &mut self.validation_error,
         ] {
             if let Some(object) = field.take() {
                 drop(object.into_bound(py));
             }
-        }
-        for issue in self.issues.drain(..) {
-            drop(issue.into_bound(py));
         }
     }
 
@@ -687,16 +678,43 @@ impl Outcome {
             o.as_ref()
                 .map_or_else(|| none.clone(), |o| o.bind(py).clone())
         };
+        let name = match &self.name {
+            Some(name) => py_of(py, name)?.into_any(),
+            None => none.clone(),
+        };
+        let arguments = match &self.arguments {
+            Some(arguments) => loads(py, arguments)?.into_bound(py),
+            None => none.clone(),
+        };
         match self.reason {
             None => {
-                let issues = PyTuple::new(py, self.issues.iter().map(|i| i.clone_ref(py)))?;
+                let issues = self
+                    .issues
+                    .iter()
+                    .filter_map(rust_calls::issue_of)
+                    .map(|issue| {
+                        let fields = [&issue.path, &issue.expected, &issue.got, &issue.action]
+                            .map(|field| py_of(py, field));
+                        let [path, expected, got, action] = fields;
+                        events::issue(
+                            py,
+                            &[
+                                &path?.into_any(),
+                                &expected?.into_any(),
+                                &got?.into_any(),
+                                &action?.into_any(),
+                            ],
+                        )
+                    })
+                    .collect::<PyResult<Vec<_>>>()?;
+                let issues = PyTuple::new(py, issues)?;
                 events::tool_call(
                     py,
                     &[
                         &opt(&self.index),
                         &opt(&self.id),
-                        &opt(&self.name),
-                        &opt(&self.arguments),
+                        &name,
+                        &arguments,
                         raw.as_any(),
                         issues.as_any(),
                         &opt(&self.parsed),
@@ -713,10 +731,10 @@ impl Outcome {
                         message,
                         raw,
                         offset,
-                        opt(&self.name),
+                        name,
                         opt(&self.index),
                         opt(&self.id),
-                        opt(&self.arguments),
+                        arguments,
                     ))?
                     .unbind())
             }

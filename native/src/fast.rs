@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
 use crate::engine::{Engine, GATHER, GATHER_QUIET};
+use crate::events;
 use crate::lexicon::{Lexicon, Name, Unit};
 use crate::machine::{Machine, View};
 use crate::pysink::Out;
@@ -329,8 +330,17 @@ impl Engine {
         py: Python<'py>,
         delta: &Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyList>> {
+        let units = crate::units(delta);
+        if let Some(lane) = self.lane.as_ref() {
+            // (prose the text lane takes: the fed str itself, alone, with no sink
+            // to set up; most deltas of most outputs come this way)
+            if lane.kind == LaneKind::Text && lane.held.is_none() && self.takes(lane, units) {
+                self.offset += units.len() as i64;
+                return events::alone(py, events::text_event(py, delta.as_any())?);
+            }
+        }
         let mut out = Out::new(py, Some(delta.clone()), self.opts.collapse);
-        self.feed_units(py, crate::units(delta), &mut out)?;
+        self.feed_units(py, units, &mut out)?;
         out.finish()
     }
 
@@ -387,6 +397,7 @@ impl Engine {
         })
     }
 
+    #[inline(always)] // (see Engine::feed)
     fn through_lane<'py>(
         &mut self,
         py: Python<'py>,
@@ -985,23 +996,17 @@ impl Engine {
         text.clear();
         text.extend_from_slice(&self.kept);
         each_width!(delta, units => extend_points(&mut text, units));
-        let taken = self.string_text(py, value, &text, out);
+        let taken = self.string_text(value, &text, out);
         self.scratch = text;
         taken
     }
 
     /// `_string_piece` on `text`, the kept text and the delta after it.
-    fn string_text(
-        &mut self,
-        py: Python<'_>,
-        value: bool,
-        text: &[u32],
-        out: &mut Out<'_>,
-    ) -> Took {
+    fn string_text(&mut self, value: bool, text: &[u32], out: &mut Out<'_>) -> Took {
         // (what is taken and streamed: text[..split]; its JSON: the encoded
         // text when there is one, else that text itself)
         let found: Option<(Option<String>, usize)> = if value {
-            self.value_piece(py, text)?
+            self.value_piece(text)?
                 .map(|(piece, split)| (Some(piece), split))
         } else {
             match json_text_of(text) {
@@ -1053,7 +1058,7 @@ impl Engine {
 
     /// `ValueReader.fast_piece` for the value that streams: (its JSON piece,
     /// where the kept text begins), or None where the reader must read it.
-    fn value_piece(&self, py: Python<'_>, text: &[u32]) -> PyResult<Option<(String, usize)>> {
+    fn value_piece(&self, text: &[u32]) -> PyResult<Option<(String, usize)>> {
         let Some(machine) = self.current_ref() else {
             return Ok(None);
         };
@@ -1070,9 +1075,8 @@ impl Engine {
         if !value.fast_ok() {
             return Ok(None);
         }
-        let view = View::new(py, machine, &self.ctx);
+        let view = View::new(machine, &self.ctx);
         let found = fast_piece(&tables.lexicon, &view, xml, text, breaker);
-        view.check()?;
         Ok(found)
     }
 
@@ -1127,7 +1131,7 @@ fn json_text_of(text: &[u32]) -> JsonText {
 /// enough to look (`fast_ok`): the JSON piece, and where the kept text begins.
 fn fast_piece(
     lexicon: &Lexicon,
-    view: &View<'_, '_>,
+    view: &View<'_>,
     xml: bool,
     text: &[u32],
     breaker: Breaker,

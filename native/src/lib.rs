@@ -141,6 +141,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pyengine::Core>()?;
     pyengine::add_feed(&m.py().get_type::<pyengine::Core>())?;
     m.add_function(wrap_pyfunction!(pyengine::_record_reads, m)?)?;
+    m.add_function(wrap_pyfunction!(pyengine::_plans_worked_out, m)?)?;
     m.add_class::<pylexicon::PyLexicon>()?;
     m.add_class::<pytext::PyTextScanner>()?;
     m.add_class::<pytyper::PySchemaTyper>()?;

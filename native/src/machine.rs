@@ -20,20 +20,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::PyString;
 
 use crate::calls::{Ending, Host, MemberCall};
 use crate::calls_json::JsonCall;
-use crate::calls_py::py_of;
 use crate::ctx::{CallHost, Convert, Ctx, Ids, Outcome, PointNames, PropertyNames};
 use crate::lexicon::{Name, Names, TagContext};
-use crate::pylexicon::name_of;
 use crate::regions::Reader;
 use crate::rt::{BlockRt, Kind, OpenerRt, RegionRt};
 use crate::tables::{Reason, Step, TO_BEFORE, TO_END, TO_FAIL, TO_REJECT};
-use crate::typer::SchemaTyper;
 use crate::value::ValueReader;
 use crate::wide;
+use toolparse_core::coercion::Value;
 
 /// Code points as generalized UTF-8 (what the calls keep names and keys as).
 pub fn wide_of_points(points: &[u32]) -> Vec<u8> {
@@ -43,12 +40,12 @@ pub fn wide_of_points(points: &[u32]) -> Vec<u8> {
 }
 
 /// A JSON call (`EnvelopeCall` or `JsonArgsCall`), with the native typer.
-pub type JsonCallRt = JsonCall<PyObject, SchemaTyper>;
+pub type JsonCallRt = JsonCall<Value, crate::ctx::Typer>;
 
 /// The call being read, of the kind its block makes.
 pub enum Call {
     /// Named text members (`MemberCall`).
-    Member(Box<MemberCall<PyObject>>),
+    Member(Box<MemberCall<Value>>),
     /// A JSON object: an envelope of name and arguments, or the arguments.
     Json(Box<JsonCallRt>),
 }
@@ -163,15 +160,12 @@ pub struct Env<'a, 'py> {
 }
 
 /// The machine as the lexicons' tag context (`Machine`'s `TagContext`
-/// properties). A Python failure while it answers is kept and raised when the
-/// lexicon's question is answered ([`View::check`]).
-pub struct View<'a, 'py> {
-    py: Python<'py>,
+/// properties).
+pub struct View<'a> {
     machine: &'a Machine,
     ctx: &'a Ctx,
     tools: Option<PointNames<'a>>,
     properties: OnceCell<PropertyNames>,
-    error: RefCell<Option<PyErr>>,
 }
 
 impl Env<'_, '_> {
@@ -181,28 +175,18 @@ impl Env<'_, '_> {
     }
 }
 
-impl<'a, 'py> View<'a, 'py> {
-    pub fn new(py: Python<'py>, machine: &'a Machine, ctx: &'a Ctx) -> Self {
+impl<'a> View<'a> {
+    pub fn new(machine: &'a Machine, ctx: &'a Ctx) -> Self {
         View {
-            py,
             machine,
             ctx,
             tools: ctx.tools.as_ref().map(|t| PointNames(&t.names)),
             properties: OnceCell::new(),
-            error: RefCell::new(None),
-        }
-    }
-
-    /// The first Python error met while answering, if any.
-    pub fn check(self) -> PyResult<()> {
-        match self.error.into_inner() {
-            Some(err) => Err(err),
-            None => Ok(()),
         }
     }
 }
 
-impl TagContext for View<'_, '_> {
+impl TagContext for View<'_> {
     fn key(&self) -> Option<Name<'_>> {
         self.machine.key.as_ref().map(|k| Name::U32(k))
     }
@@ -220,26 +204,18 @@ impl TagContext for View<'_, '_> {
             if let Some(known) = self.machine.properties.borrow().as_ref() {
                 return known.clone();
             }
-            let found = match &self.machine.slot {
+            let names = match &self.machine.slot {
                 Some(slot) => match slot.call.wide_name() {
-                    Some(name) => self.ctx.property_names_of(self.py, name),
-                    None => Ok(None),
+                    Some(name) => self.ctx.property_names_of(name),
+                    None => None,
                 },
-                None if self.machine.name.is_empty() => Ok(None),
+                None if self.machine.name.is_empty() => None,
                 None => self
                     .ctx
-                    .property_names_of(self.py, &wide_of_points(&self.machine.name)),
+                    .property_names_of(&wide_of_points(&self.machine.name)),
             };
-            match found {
-                Ok(names) => {
-                    *self.machine.properties.borrow_mut() = Some(names.clone());
-                    names
-                }
-                Err(err) => {
-                    self.error.borrow_mut().get_or_insert(err);
-                    None
-                }
-            }
+            *self.machine.properties.borrow_mut() = Some(names.clone());
+            names
         });
         names.as_ref().map(|n| {
             let n: &Vec<Vec<u32>> = n;
@@ -791,7 +767,6 @@ impl Machine {
 
     /// The call's tool's one string property, when it has exactly one.
     fn sole_string(&mut self, env: &mut Env<'_, '_>) -> PyResult<Option<Vec<u32>>> {
-        let py = env.py;
         let found = match &self.slot {
             Some(CallSlot {
                 call: Call::Member(call),
@@ -799,7 +774,7 @@ impl Machine {
             }) => {
                 let mut ids = None;
                 let mut host = CallHost {
-                    py,
+                    py: env.py,
                     ctx: env.ctx,
                     out: env.out,
                     ids: &mut ids,
@@ -808,22 +783,21 @@ impl Machine {
                 call.sole_string_property(&mut host)?
             }
             _ => {
-                let schema = if env.ctx.coerce {
-                    env.ctx
-                        .schema_of(&wide_of_points(&self.name))
-                        .map(|s| s.clone_ref(py))
+                let ctx = &mut *env.ctx;
+                let schema = if ctx.coerce {
+                    ctx.schema_of(&wide_of_points(&self.name)).cloned()
                 } else {
                     None
                 };
-                crate::calls_py::sole_string_of(py, schema.as_ref().map(|s| s.bind(py)))?
+                ctx.services
+                    .sole_string_of(schema.as_ref())
+                    .map_err(crate::ctx::py_error)?
             }
         };
-        match found {
-            None => Ok(None),
-            Some(name) => Ok(Some(
-                name_of(name.bind(py).downcast::<PyString>()?).code_points(),
-            )),
-        }
+        Ok(match found {
+            Some(Value::Str(name)) => Some(wide::chars(&name).collect()),
+            _ => None,
+        })
     }
 
     fn start_call(&mut self, env: &mut Env<'_, '_>, json: bool) -> PyResult<()> {
@@ -842,7 +816,7 @@ impl Machine {
         let name = wide_of_points(&self.name);
         let ctx = &mut *env.ctx;
         let root = if ctx.coerce {
-            ctx.schema_of(&name).map(|s| s.clone_ref(env.py))
+            ctx.schema_of(&name).cloned()
         } else {
             None
         };
@@ -995,12 +969,12 @@ impl Machine {
         if self.slot.is_some() {
             self.flush(env)?;
             let slot = self.slot.as_ref().expect("a call");
-            return call_error(env.py, slot, None, reason, message);
+            return Ok(call_error(env.py, slot, None, reason, message));
         }
         let name = match &self.json_name {
             Some(name) => {
                 let name: Vec<u32> = name.iter().map(|&c| wide::replaced(c)).collect();
-                Some(points_str(env.py, &name)?)
+                Some(wide_of_points(&name))
             }
             None => None,
         };
@@ -1064,13 +1038,6 @@ pub fn points_str<'py>(py: Python<'py>, points: &[u32]) -> PyResult<PyObject> {
         .unbind())
 }
 
-fn call_name_object(py: Python<'_>, call: &Call) -> PyResult<Option<PyObject>> {
-    match call.wide_name() {
-        Some(name) => Ok(Some(py_of(py, name)?.into_any().unbind())),
-        None => Ok(None),
-    }
-}
-
 /// `Call.error(end, reason, message)`.
 pub(crate) fn call_error(
     py: Python<'_>,
@@ -1078,13 +1045,14 @@ pub(crate) fn call_error(
     end: Option<i64>,
     reason: Reason,
     message: Vec<u8>,
-) -> PyResult<Outcome> {
-    let mut outcome = Outcome::error(end, call_name_object(py, &slot.call)?, reason, message);
+) -> Outcome {
+    let name = slot.call.wide_name().map(<[u8]>::to_vec);
+    let mut outcome = Outcome::error(end, name, reason, message);
     if let Some((index, id)) = &slot.ids {
         outcome.index = Some(index.clone_ref(py));
         outcome.id = Some(id.clone_ref(py));
     }
-    Ok(outcome)
+    outcome
 }
 
 /// `Call.outcome(end)`: the call's markup is complete: a call, or an error
@@ -1101,34 +1069,32 @@ fn call_outcome(env: &mut Env<'_, '_>, slot: &mut CallSlot, end: Option<i64>) ->
     let (ending, issues) = match &mut slot.call {
         Call::Member(c) => {
             let ending = c.outcome(&mut host)?;
-            let issues: Vec<PyObject> = c.extra_issues().iter().map(|i| i.clone_ref(py)).collect();
-            (ending, issues)
+            (ending, c.extra_issues().to_vec())
         }
         Call::Json(c) => {
             let (ending, issues) = c.outcome(&mut host)?;
             let issues = match issues {
-                Some(tuple) => tuple
-                    .bind(py)
-                    .try_iter()?
-                    .map(|i| i.map(Bound::unbind))
-                    .collect::<PyResult<Vec<_>>>()?,
-                None => Vec::new(),
+                Some(Value::Array(items)) => items.to_vec(),
+                _ => Vec::new(),
             };
             (ending, issues)
         }
     };
-    let _ = host.none();
     match ending {
-        Ending::Invalid(problem) => call_error(py, slot, end, Reason::InvalidCall, problem),
-        Ending::Malformed(problem) => call_error(py, slot, end, Reason::MalformedMarkup, problem),
+        Ending::Invalid(problem) => Ok(call_error(py, slot, end, Reason::InvalidCall, problem)),
+        Ending::Malformed(problem) => {
+            Ok(call_error(py, slot, end, Reason::MalformedMarkup, problem))
+        }
         Ending::Unknown(arguments) => {
-            let name = call_name_object(py, &slot.call)?;
+            let name = slot.call.wide_name().map(<[u8]>::to_vec);
             // f"no tool named {self.name!r} was declared"
             let mut message = b"no tool named ".to_vec();
-            if let Some(name) = &name {
-                crate::calls_py::push_wide(&mut message, &name.bind(py).repr()?);
-            } else {
-                message.extend_from_slice(b"None");
+            match &name {
+                Some(name) => {
+                    let points: Vec<u32> = wide::chars(name).collect();
+                    message.extend_from_slice(toolparse_core::pyliteral::repr(&points).as_bytes());
+                }
+                None => message.extend_from_slice(b"None"),
             }
             message.extend_from_slice(b" was declared");
             let mut outcome = Outcome::error(end, name, Reason::UnknownTool, message);
@@ -1136,24 +1102,21 @@ fn call_outcome(env: &mut Env<'_, '_>, slot: &mut CallSlot, end: Option<i64>) ->
             Ok(outcome)
         }
         Ending::Call(arguments) => {
-            let name = call_name_object(py, &slot.call)?;
-            let mut outcome = Outcome::error(end, name, Reason::InvalidCall, Vec::new());
+            let wide_name = slot.call.wide_name().map(<[u8]>::to_vec);
+            let mut outcome =
+                Outcome::error(end, wide_name.clone(), Reason::InvalidCall, Vec::new());
             outcome.reason = None;
             if let Some((index, id)) = &slot.ids {
                 outcome.index = Some(index.clone_ref(py));
                 outcome.id = Some(id.clone_ref(py));
             }
             outcome.issues = issues;
-            let wide_name = slot
-                .call
-                .wide_name()
-                .map(<[u8]>::to_vec)
-                .unwrap_or_default();
-            if let Some(tool) = env.ctx.tool(&wide_name) {
+            if let Some(tool) = env.ctx.tool(&wide_name.unwrap_or_default()) {
                 if tool.model {
-                    let arguments = arguments
-                        .as_ref()
-                        .map_or_else(|| py.None(), |a| a.clone_ref(py));
+                    let arguments = match &arguments {
+                        Some(arguments) => crate::ctx::loads(py, arguments)?,
+                        None => py.None(),
+                    };
                     let validated = tool.obj.bind(py).call_method1("validate", (arguments,))?;
                     let (parsed, error): (PyObject, PyObject) = validated.extract()?;
                     outcome.parsed = Some(parsed);

@@ -1,6 +1,7 @@
 //! `_native._coerce`: the core's coercion (`toolparse_core::coercion`) on
 //! Python values, for the differential test against `toolparse.coercion`
-//! (tests/test_native_coerce.py). The engine does not use it yet.
+//! (tests/test_native_coerce.py), and the conversions the engine's call
+//! services and events make between core and Python values.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -11,6 +12,13 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::calls_py::{py_of, wide_of};
 use toolparse_core::coercion::{coerce, Object, Value, MAX_DEPTH_LIMIT};
+
+/// Dicts of at least this many members are kept converted, by their
+/// identity (see [`crate::kept`]): a schema taken not to change once used.
+const LARGE_DICT: usize = 64;
+
+/// The large dicts converted (see [`LARGE_DICT`]).
+static LARGE: crate::kept::Kept<Option<Value>> = crate::kept::Kept::new(1024);
 
 /// The deepest Python value converted (a deeper one is refused, not a crash).
 const MAX_NESTING: usize = 2000;
@@ -63,6 +71,14 @@ impl ToCore {
             if let Some(known) = self.dicts.get(&id) {
                 return Ok(Value::Object(known.clone()));
             }
+            if dict.len() >= LARGE_DICT {
+                // (a large part of a schema, as a tool's `properties`: the same
+                // object in every request's copy of the tool's root)
+                if let Some(Value::Object(known)) = LARGE.read(obj, Clone::clone) {
+                    self.dicts.insert(id, known.clone());
+                    return Ok(Value::Object(known));
+                }
+            }
             let mut object = Object::new();
             for (key, item) in dict.iter() {
                 let key = key
@@ -72,6 +88,16 @@ impl ToCore {
             }
             let object = Arc::new(object);
             self.dicts.insert(id, object.clone());
+            if dict.len() >= LARGE_DICT {
+                let value = Value::Object(object.clone());
+                LARGE.write(obj, |kept| match kept {
+                    Some(_) => 0,
+                    None => {
+                        *kept = Some(value);
+                        1
+                    }
+                });
+            }
             return Ok(Value::Object(object));
         }
         Err(PyTypeError::new_err(format!(
@@ -81,7 +107,8 @@ impl ToCore {
     }
 }
 
-fn to_python(py: Python<'_>, value: &Value) -> PyResult<PyObject> {
+/// A core value as Python's `json.loads` would give it.
+pub fn to_python(py: Python<'_>, value: &Value) -> PyResult<PyObject> {
     Ok(match value {
         Value::Null => py.None(),
         Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any().unbind(),
@@ -104,6 +131,14 @@ fn to_python(py: Python<'_>, value: &Value) -> PyResult<PyObject> {
             dict.into_any().unbind()
         }
     })
+}
+
+/// A Python JSON value as a core value (a dict met twice: one shared object).
+pub fn to_core(value: &Bound<'_, PyAny>) -> PyResult<Value> {
+    ToCore {
+        dicts: HashMap::new(),
+    }
+    .value(value, 0)
 }
 
 /// `_coerce(value, schema, max_depth=64)`: (the coerced value, its canonical

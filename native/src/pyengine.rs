@@ -397,3 +397,10 @@ pub fn add_feed(core: &Bound<'_, pyo3::types::PyType>) -> PyResult<()> {
 pub fn _record_reads(reads: Option<PyObject>) {
     crate::engine::record_reads(reads);
 }
+
+/// `_native._plans_worked_out()`: (tests) how many members' plans the core
+/// worked out (each tool and key once, for every parser sharing the tools).
+#[pyfunction]
+pub fn _plans_worked_out() -> usize {
+    toolparse_core::rust_calls::PLANS_WORKED_OUT.load(std::sync::atomic::Ordering::Relaxed)
+}

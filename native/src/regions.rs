@@ -261,11 +261,10 @@ impl Machine {
         // (a terminal that comes first begins in the whitespace or at the first
         // other character: none is looked for further)
         {
-            let view = View::new(env.py, self, env.ctx);
+            let view = View::new(self, env.ctx);
             match m {
                 None => {
                     hit = lexicon.find(text, i, &view, None);
-                    view.check()?;
                 }
                 Some(j) => {
                     let end = j + lexicon.max_len();
@@ -284,7 +283,6 @@ impl Machine {
                             .map(|(_, s)| s)
                             .or(region.otherwise.as_ref());
                         let Some(step) = step else {
-                            view.check()?;
                             return Err(assertion("a space region with no step for a character"));
                         };
                         if step.to != TO_STAY {
@@ -296,19 +294,17 @@ impl Machine {
                             hit = lexicon.find(text, i, &view, None);
                         }
                     }
-                    view.check()?;
                     if let Some(step) = take {
                         return self.step(env, step, j, j, None, base);
                     }
                 }
             }
         }
-        let view = View::new(env.py, self, env.ctx);
+        let view = View::new(self, env.ctx);
         let limit = match &hit {
             Some(h) => h.start,
             None => lexicon.partial_start(text, i, &view),
         };
-        view.check()?;
         let Some(hit) = hit else {
             if last {
                 // a terminal cut short by the end of the stream (``</tool``): markup
@@ -334,14 +330,13 @@ impl Machine {
     ) -> PyResult<usize> {
         let lexicon = &region.lexicon;
         let n = text.len();
-        let view = View::new(env.py, self, env.ctx);
+        let view = View::new(self, env.ctx);
         let hit = lexicon.find(text, i, &view, None);
         let partial = if hit.is_none() && !last {
             Some(lexicon.partial_start(text, i, &view))
         } else {
             None
         };
-        view.check()?;
         let Some(hit) = hit else {
             if last {
                 return Ok(n);
@@ -388,7 +383,7 @@ impl Machine {
         // (the name ends at a terminal within its longest length, or is too long:
         // no terminal is looked for further)
         let end = (i + reach).min(n);
-        let view = View::new(env.py, self, env.ctx);
+        let view = View::new(self, env.ctx);
         let hit = lexicon.find(text, i, &view, Some(end));
         let limit = if hit.is_none() && end < n {
             end
@@ -399,7 +394,6 @@ impl Machine {
                 None => lexicon.partial_start(text, i, &view),
             }
         };
-        view.check()?;
         let bad = (i..limit.max(i)).find(|&k| not_name(text[k], strip));
         let stop = bad.unwrap_or(limit).max(i);
         let k = match self.at {
@@ -477,11 +471,9 @@ impl Machine {
             .ok_or_else(|| assertion("a value region with no value reader"))?;
         let mut collect = Collect::default();
         let (j, hit) = {
-            let view = View::new(env.py, self, env.ctx);
-            let read = value.read(text, i, last, &view, &mut collect);
-            view.check().map(|()| read)
-        }
-        .inspect_err(|_| ())?;
+            let view = View::new(self, env.ctx);
+            value.read(text, i, last, &view, &mut collect)
+        };
         let nested = value.nested();
         self.value = Some(value);
         if collect.any {
@@ -914,7 +906,7 @@ fn read_json(
                 .slot
                 .as_ref()
                 .ok_or_else(|| assertion("a JSON call gone"))?;
-            let error = crate::machine::call_error(env.py, slot, None, json_reason(&err), message)?;
+            let error = crate::machine::call_error(env.py, slot, None, json_reason(&err), message);
             machine.fail_json(error, base + err.index as i64);
             Ok((err.index, true))
         }
@@ -946,7 +938,7 @@ pub(crate) fn finish_json(machine: &mut Machine, env: &mut Env<'_, '_>, pos: i64
                 .slot
                 .as_ref()
                 .ok_or_else(|| assertion("a JSON call gone"))?;
-            let error = crate::machine::call_error(env.py, slot, None, json_reason(&err), message)?;
+            let error = crate::machine::call_error(env.py, slot, None, json_reason(&err), message);
             machine.fail_json(error, pos);
             Ok(())
         }

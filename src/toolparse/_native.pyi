@@ -61,6 +61,7 @@ __all__ = [
     "_loads_canonical",
     "_loads_native",
     "_parse_literal",
+    "_plans_worked_out",
     "_record_reads",
     "_repr",
     "canonical_number",
@@ -131,6 +132,9 @@ class Core:
 
 def _record_reads(reads: list[str] | None) -> None:
     """(tests) Append the text of every read the native engine makes to ``reads``; None stops."""
+
+def _plans_worked_out() -> int:
+    """(tests) How many members' plans the core worked out in this process."""
 
 # -- calls (twins of toolparse.engine.calls' classes) ----------------------------------------
 

@@ -75,16 +75,18 @@ pub enum Converted<V> {
 }
 
 /// How a complete call ends (`Call.outcome`, less the Python objects).
-pub enum Ending<V> {
+pub enum Ending {
     /// An invalid call (`ErrorReason.INVALID_CALL`) with this message.
     Invalid(Vec<u8>),
     /// Markup not to be trusted (`ErrorReason.MALFORMED_MARKUP`: a parameter
     /// given twice) with this message.
     Malformed(Vec<u8>),
-    /// A call to no declared tool, with its arguments (`json.loads` of them).
-    Unknown(Option<V>),
-    /// A call, with its arguments; its issues are [`MemberCall::extra_issues`].
-    Call(Option<V>),
+    /// A call to no declared tool, with its arguments' JSON text.
+    Unknown(Option<Vec<u8>>),
+    /// A call, with its arguments' JSON text (generalized UTF-8: `json.loads`
+    /// of it is the call's arguments); its issues are
+    /// [`MemberCall::extra_issues`].
+    Call(Option<Vec<u8>>),
 }
 
 /// What a call asks of the Python side: once per call or member, never per
@@ -128,10 +130,6 @@ pub trait Host {
     fn key_error(&mut self, key: &[u8]) -> Self::Error;
     /// Python's None.
     fn none(&mut self) -> Self::Value;
-    /// `json.loads(text)`.
-    fn loads(&mut self, text: &[u8]) -> Result<Self::Value, Self::Error>;
-    /// `isinstance(value, dict)`.
-    fn is_object(&mut self, value: &Self::Value) -> bool;
     /// `MemberCall.sole_string_of(root)`.
     fn sole_string_of(
         &mut self,
@@ -314,18 +312,13 @@ impl<V> MemberCall<V> {
     }
 
     /// The call's markup is complete: a call, or an error saying why not.
-    pub fn outcome<H: Host<Value = V>>(&mut self, host: &mut H) -> Result<Ending<V>, H::Error> {
+    pub fn outcome<H: Host<Value = V>>(&mut self, host: &mut H) -> Result<Ending, H::Error> {
         self.flush(host)?;
         let text = self.args.text();
-        let arguments = if text.is_empty() {
-            None
-        } else {
-            Some(host.loads(text)?)
-        };
-        let object = match &arguments {
-            Some(value) => host.is_object(value),
-            None => false,
-        };
+        // (its arguments stay JSON text: each sink reads them as it needs them)
+        let arguments = (!text.is_empty()).then(|| text.to_vec());
+        // (the canonical text of an object is in its braces)
+        let object = text.first() == Some(&b'{') && text.last() == Some(&b'}');
         if self.problem.is_none() && !object {
             let mut problem = b"the arguments are not a JSON object: ".to_vec();
             problem.extend_from_slice(wide::head(text, 80));
@@ -670,12 +663,6 @@ mod tests {
         fn none(&mut self) -> String {
             "null".into()
         }
-        fn loads(&mut self, text: &[u8]) -> Result<String, String> {
-            Ok(String::from_utf8(text.to_vec()).unwrap())
-        }
-        fn is_object(&mut self, value: &String) -> bool {
-            value.starts_with('{') && value.ends_with('}')
-        }
         fn sole_string_of(&mut self, root: Option<&String>) -> Result<Option<String>, String> {
             Ok(root.cloned())
         }
@@ -716,7 +703,7 @@ mod tests {
             panic!("not a call")
         };
         let expected = "{\"say \\\"hi\\\"\":\"a\\\"b\\\\c\\n\\u0001x\u{FFFD}y\"}";
-        assert_eq!(arguments, expected);
+        assert_eq!(arguments, expected.as_bytes());
         assert_eq!(args(&call), expected);
         assert_eq!(
             host.events,

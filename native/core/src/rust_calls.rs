@@ -171,6 +171,24 @@ impl RustTools {
         Ok(tools)
     }
 
+    /// Tools already checked (the binding's, read from Python's
+    /// `CallContext.tools`: `normalize_tools` checked them). A name given
+    /// twice: the last one is the tool, as a dict keeps it.
+    pub fn of(tools: Vec<RustTool>) -> RustTools {
+        let mut known = RustTools::default();
+        for tool in tools {
+            let name = tool.name.as_bytes().to_vec();
+            match known.by_name.get(&name) {
+                Some(&at) => known.tools[at] = tool,
+                None => {
+                    known.by_name.insert(name, known.tools.len());
+                    known.tools.push(tool);
+                }
+            }
+        }
+        known
+    }
+
     /// The tool named `name` (generalized UTF-8).
     pub fn get(&self, name: &[u8]) -> Option<&RustTool> {
         self.by_name.get(name).map(|&i| &self.tools[i])
@@ -186,6 +204,7 @@ impl RustTools {
             return kept.clone();
         }
         let made = plan_of(root, key);
+        PLANS_WORKED_OUT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut plans = lock();
         if plans.len() >= MAX_PLANS {
             plans.clear();
@@ -344,7 +363,7 @@ fn issue_list(issues: &[Issue]) -> Value {
 
 /// Builds coercion's values from a Python literal (`parse_literal`'s
 /// `str`, `int`, `float`, `bool`, None, `list`, `dict`).
-struct ValueBuild;
+pub struct ValueBuild;
 
 /// The decimal text of a big integer's digits in `radix` (no limit: the
 /// reader declines the numbers Python would refuse).
@@ -437,6 +456,11 @@ pub enum RecordedEvent {
         piece: Vec<u8>,
     },
 }
+
+/// How many members' plans were worked out (not found kept), in this
+/// process: tests check that tools shared by streams are planned once.
+pub static PLANS_WORKED_OUT: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
 
 /// Member plans kept at most (`calls._MAX_PLANS`).
 const MAX_PLANS: usize = 4096;
@@ -718,14 +742,6 @@ impl Host for RustCalls {
 
     fn none(&mut self) -> Value {
         Value::Null
-    }
-
-    fn loads(&mut self, text: &[u8]) -> Result<Value, RustError> {
-        json_loads(text)
-    }
-
-    fn is_object(&mut self, value: &Value) -> bool {
-        matches!(value, Value::Object(_))
     }
 
     fn sole_string_of(&mut self, root: Option<&Value>) -> Result<Option<Value>, RustError> {

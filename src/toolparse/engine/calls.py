@@ -370,11 +370,13 @@ class Call:
         """The call's markup is complete: a call, or an error saying why not."""
         self.flush()
         text = self.args.text()
-        arguments: Any = json.loads(text) if text else None
-        if self.problem is None and not isinstance(arguments, dict):
+        # (the arguments' text is canonical JSON: an object's is in its braces;
+        # read only for a call, as the native core reads it only then)
+        if self.problem is None and not (text.startswith("{") and text.endswith("}")):
             self.problem = f"the arguments are not a JSON object: {text[:80]}"
         if self.problem is not None:
             return self.error(end, self.problem_reason, self.problem)
+        arguments: Any = json.loads(text)
         if not self.started:
             return Outcome(
                 end,
