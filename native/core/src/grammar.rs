@@ -442,8 +442,9 @@ impl Claim {
 /// `grammar="auto"`'s tables (`auto.AutoTables`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Auto {
-    /// Each member's own tables, by name.
-    pub members: Vec<(String, Tables)>,
+    /// Each member's own tables, by name (shared: a member's start scanner
+    /// is kept by its tables' identity, `start_scanner::start_scanner`).
+    pub members: Vec<(String, std::sync::Arc<Tables>)>,
     /// The member each block belongs to, by index in [`Tables::blocks`].
     pub owners: Vec<Option<String>>,
     pub claims: Vec<(Terminal, Vec<Claim>)>,
@@ -1130,7 +1131,7 @@ fn tables(data: GrammarData) -> Result<Tables, String> {
             let members = auto
                 .members
                 .into_iter()
-                .map(|(name, member)| Ok((name, tables(member)?)))
+                .map(|(name, member)| Ok((name, std::sync::Arc::new(tables(member)?))))
                 .collect::<Result<Vec<_>, String>>()?;
             Some(Box::new(Auto {
                 members,

@@ -29,6 +29,7 @@ pub mod printable;
 mod printable_table;
 pub mod pyliteral;
 pub mod scan;
+pub mod start_scanner;
 pub mod tags;
 pub mod text;
 pub mod typer;
