@@ -1,23 +1,29 @@
 //! (tests) The core's start scanner, made from a grammar's data
-//! (`toolparse_core::start_scanner`), against what the engine reads off the
-//! reference's `TextScanner` today (`engine::reference_scanner_parts`): both
-//! shown as one canonical text, which tests/test_start_scanner.py compares
-//! for every grammar, tool list, reasoning option and forced answer, and for
-//! `grammar="auto"`'s switch to each member.
+//! (`toolparse_core::start_scanner`), against the reference's `TextScanner`:
+//! each shown as one canonical text, which tests/test_start_scanner.py
+//! compares for every grammar, tool list, reasoning option and forced answer,
+//! and for `grammar="auto"`'s switch to each member. The reference scanner is
+//! read here ([`python_parts`], by the attributes of its `__slots__`), and,
+//! while the engine still reads its own start scanner off it, also as the
+//! engine does (`engine::reference_scanner_parts`): the three agree.
 
 use std::fmt::Write;
 use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
 
 use crate::engine::reference_scanner_parts;
 use crate::lexicon::{Lexicon, TagTerm};
 use crate::prefixes::PrefixSet;
 use crate::scan::{Literals, Pairs, StopSet};
+use crate::text::Lexicons;
 use crate::text::{State, TextScanner};
-use toolparse_core::grammar::{Reasoning, Tables};
-use toolparse_core::start_scanner::{start_scanner, ReasoningOption, StartError};
+use toolparse_core::grammar::{Reasoning, Tables, TagTerm as GTag, Terminal};
+use toolparse_core::start_scanner::{
+    start_scanner, ReasoningOption, ScannerParts, StartError, TextLexicons,
+};
 
 fn text_of(points: &[u32]) -> String {
     points
@@ -139,7 +145,7 @@ fn error_dump(e: &StartError) -> String {
     }
 }
 
-fn parts_dump(parts: &toolparse_core::start_scanner::ScannerParts) -> String {
+fn parts_dump(parts: &ScannerParts) -> String {
     let t = &parts.text_lexicons;
     let c = &parts.code_lexicons;
     dump(
@@ -224,8 +230,118 @@ fn _switched_scanner_dump(
     )
 }
 
+fn points(s: &str) -> Vec<u32> {
+    s.chars().map(u32::from).collect()
+}
+
+/// A reference terminal (a `str`, or a `Term` by its name) as the grammar data has it.
+fn terminal_of(term: &Bound<'_, PyAny>) -> PyResult<Terminal> {
+    if let Ok(literal) = term.extract::<String>() {
+        return Ok(Terminal::Literal(literal));
+    }
+    let name: String = term.getattr("name")?.extract()?;
+    GTag::named(&name)
+        .map(Terminal::Tag)
+        .ok_or_else(|| PyValueError::new_err(format!("not a tag term: {name}")))
+}
+
+/// The core lexicon of a reference `Lexicon`'s terms.
+fn lexicon_of(lexicon: &Bound<'_, PyAny>) -> PyResult<Arc<Lexicon>> {
+    let mut terms = Vec::new();
+    for term in lexicon.getattr("terms")?.try_iter()? {
+        terms.extend(terminal_of(&term?)?.for_lexicon());
+    }
+    Lexicon::new(&terms)
+        .map(Arc::new)
+        .map_err(|e| PyValueError::new_err(format!("{e:?}")))
+}
+
+/// The start parts a reference `TextScanner` stands for, read off its slots.
+fn python_parts(scanner: &Bound<'_, PyAny>) -> PyResult<ScannerParts> {
+    let openers_obj = scanner.getattr("_openers")?;
+    let openers = lexicon_of(&openers_obj)?;
+    let code_obj = scanner.getattr("_code_openers")?;
+    let code = if code_obj.is_none() {
+        None
+    } else {
+        Some(lexicon_of(&code_obj)?)
+    };
+    let mut answer = Vec::new();
+    for lexicon in scanner.getattr("_answer_openers")?.try_iter()? {
+        let lexicon = lexicon?;
+        answer.push((lexicon_of(&lexicon)?, lexicon.is(&openers_obj)));
+    }
+    // (an unset slot: no reasoning)
+    let inside = match scanner.getattr("_reasoning_lexicons") {
+        Ok(pair) => Some(lexicon_of(&pair.downcast::<PyTuple>()?.get_item(1)?)?),
+        Err(_) => None,
+    };
+    let marker = |name: &str| -> PyResult<Option<Vec<u32>>> {
+        Ok(scanner
+            .getattr(name)?
+            .extract::<Option<String>>()?
+            .map(|m| points(&m)))
+    };
+    let mut markup = Vec::new();
+    for m in scanner.getattr("_markup")?.try_iter()? {
+        markup.push(points(&m?.extract::<String>()?));
+    }
+    markup.sort();
+    let fence: String = scanner.getattr("_fence")?.extract()?;
+    let state = State::from_number(scanner.getattr("_state")?.extract()?)
+        .ok_or_else(|| PyValueError::new_err("not a scanner's state"))?;
+    let core = TextScanner {
+        lexicons: Lexicons {
+            openers: openers.clone(),
+            code: code.clone(),
+            answer,
+            inside,
+        },
+        state,
+        fence: fence.chars().next().map(u32::from),
+        fence_len: scanner.getattr("_fence_len")?.extract()?,
+        r_open: marker("_r_open")?,
+        r_close: marker("_r_close")?,
+        markup,
+        answer: scanner.getattr("_answer")?.is_truthy()?,
+        prelude: scanner.getattr("_prelude")?.is_truthy()?,
+        absorb: scanner.getattr("_absorb")?.is_truthy()?,
+        newline: None,
+        ended: None,
+    };
+    let mut spelled = Vec::new();
+    let items = scanner.getattr("spelled")?;
+    for (literal, value) in items.downcast::<PyDict>()?.iter() {
+        let (term, name): (Bound<'_, PyAny>, String) = value.extract()?;
+        let tag = match terminal_of(&term)?.for_lexicon() {
+            Some(crate::lexicon::Terminal::Tag(tag)) => tag,
+            _ => return Err(PyValueError::new_err("a spelled tag that is no tag term")),
+        };
+        spelled.push((points(&literal.extract::<String>()?), tag, points(&name)));
+    }
+    let mut prefixes = Vec::new();
+    for p in scanner.getattr("opener_prefixes")?.try_iter()? {
+        prefixes.push(points(&p?.extract::<String>()?));
+    }
+    let tools: Option<Vec<String>> = scanner.getattr("_ctx")?.getattr("tool_names")?.extract()?;
+    Ok(ScannerParts {
+        core,
+        text_lexicons: Arc::new(TextLexicons::of(Some(&openers))),
+        code_lexicons: Arc::new(TextLexicons::of(code.as_deref())),
+        spelled: Arc::new(spelled),
+        opener_prefixes: Arc::new(PrefixSet::new(prefixes)),
+        tools: tools.map(Arc::from),
+    })
+}
+
+/// The reference scanner `scanner`, read off its slots, in the same canonical text.
+#[pyfunction]
+fn _python_scanner_dump(scanner: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(parts_dump(&python_parts(scanner)?))
+}
+
 /// What the engine reads off the reference scanner `scanner` today, in the
-/// same canonical text.
+/// same canonical text (goes with the engine's own reading).
 #[pyfunction]
 fn _reference_scanner_dump(scanner: &Bound<'_, PyAny>) -> PyResult<String> {
     let (core, text, code, spelled, prefixes) = reference_scanner_parts(scanner)?;
@@ -242,5 +358,6 @@ fn _reference_scanner_dump(scanner: &Bound<'_, PyAny>) -> PyResult<String> {
 pub fn add_functions(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_start_scanner_dump, m)?)?;
     m.add_function(wrap_pyfunction!(_switched_scanner_dump, m)?)?;
+    m.add_function(wrap_pyfunction!(_python_scanner_dump, m)?)?;
     m.add_function(wrap_pyfunction!(_reference_scanner_dump, m)?)
 }

@@ -61,6 +61,7 @@ __all__ = [
     "_loads_canonical",
     "_loads_native",
     "_parse_literal",
+    "_python_scanner_dump",
     "_record_reads",
     "_reference_scanner_dump",
     "_repr",
@@ -481,6 +482,9 @@ def _switched_scanner_dump(
     prelude: bool,
 ) -> str:
     """``grammar="auto"``'s start scanner, standing at ``state``, switched to ``member``."""
+
+def _python_scanner_dump(scanner: ReferenceScanner) -> str:
+    """The reference scanner ``scanner``, read by its slots, in the same text."""
 
 def _reference_scanner_dump(scanner: ReferenceScanner) -> str:
     """What the engine reads off the reference scanner ``scanner``, in the same text."""
