@@ -1399,3 +1399,26 @@ fn gather_stops(call_ends: &[u32]) -> StopSet {
 pub fn held_str<'py>(py: Python<'py>, points: &[u32]) -> PyResult<PyObject> {
     points_str(py, points)
 }
+
+/// (tests: `_native._reference_scanner_dump`, native/src/pyscanner.rs) what
+/// the engine reads off a reference scanner as it starts ([`ScannerParts::of`]),
+/// to compare with the core's start scanner made from the grammar's data.
+#[allow(clippy::type_complexity)]
+pub(crate) fn reference_scanner_parts(
+    scanner: &Bound<'_, PyAny>,
+) -> PyResult<(
+    TextScanner,
+    Arc<TextLexicons>,
+    Arc<TextLexicons>,
+    Arc<Spelled>,
+    Prefixes,
+)> {
+    let p = ScannerParts::of(scanner)?;
+    Ok((
+        p.core,
+        p.text_lexicons,
+        p.code_lexicons,
+        p.spelled,
+        p.opener_prefixes,
+    ))
+}

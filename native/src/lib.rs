@@ -107,6 +107,7 @@ pub mod pyengine;
 pub mod pyjson;
 pub mod pylexicon;
 pub mod pyliteral;
+pub mod pyscanner;
 pub mod pysink;
 pub mod pytext;
 pub mod pytyper;
@@ -151,7 +152,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     pyjson::register(m)?;
     pyliteral::add_functions(m)?;
     pycoerce::add_functions(m)?;
-    // (the engine's bounds, which the tests compare with the reference's)
+    pyscanner::add_functions(m)?; // (tests: the start scanner from data against the reference)
+                                  // (the engine's bounds, which the tests compare with the reference's)
     m.add("THOUGHT_WINDOW", engine::THOUGHT_WINDOW)?;
     m.add("GATHER", engine::GATHER)?;
     m.add("GATHER_QUIET", engine::GATHER_QUIET)?;

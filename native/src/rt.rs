@@ -435,7 +435,7 @@ fn auto_rt(
         let py_member = py_members.get_item(name)?;
         let member = match cached(&py_member) {
             Some(found) => found,
-            None => build(&py_member, member.clone())?,
+            None => build(&py_member, Tables::clone(member))?,
         };
         members.push((name.clone(), member));
     }

@@ -12,7 +12,7 @@ is the one the parsers run. The functions with a leading underscore exist
 for the differential tests (``tests/test_native*.py``).
 """
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, Self, final
 
 from typing_extensions import disjoint_base  # (PEP 800: Core and JsonCall are subclassed, layouts their own)
@@ -62,8 +62,12 @@ __all__ = [
     "_loads_native",
     "_parse_literal",
     "_plans_worked_out",
+    "_python_scanner_dump",
     "_record_reads",
+    "_reference_scanner_dump",
     "_repr",
+    "_start_scanner_dump",
+    "_switched_scanner_dump",
     "canonical_number",
     "json_match",
     "parse_value",
@@ -457,6 +461,37 @@ def _repr(text: str) -> str: ...
 def _coerce(value: Any, schema: Any, max_depth: int = 64) -> tuple[Any, str, list[tuple[str, str, str, str]]]:
     """The core's coercion (``native/core/src/coercion``): the value, its canonical JSON,
     the issues as ``(path, expected, got, action)``."""
+
+# -- the start scanner from grammar data (tests/test_start_scanner.py) ------------------------
+
+def _start_scanner_dump(
+    grammar_json: str,
+    tools: Sequence[str] | None,
+    option_name: str | None,
+    option_json: str | None,
+    answer: bool,
+) -> str:
+    """The core's start scanner of the grammar's data, shown as canonical text."""
+
+def _switched_scanner_dump(
+    grammar_json: str,
+    tools: Sequence[str] | None,
+    option_name: str | None,
+    option_json: str | None,
+    answer: bool,
+    member: str,
+    state: int,
+    fence: str,
+    fence_len: int,
+    prelude: bool,
+) -> str:
+    """``grammar="auto"``'s start scanner, standing at ``state``, switched to ``member``."""
+
+def _python_scanner_dump(scanner: ReferenceScanner) -> str:
+    """The reference scanner ``scanner``, read by its slots, in the same text."""
+
+def _reference_scanner_dump(scanner: ReferenceScanner) -> str:
+    """What the engine reads off the reference scanner ``scanner``, in the same text."""
 
 # -- the grammar tables ----------------------------------------------------------------------
 

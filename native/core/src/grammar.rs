@@ -364,6 +364,45 @@ pub struct Tables {
     /// Every block an opener opens, in the order first met (the openers, then
     /// auto's claims and owners).
     pub blocks: Vec<Block>,
+    /// The declaration's own reasoning markers: what the `reasoning` option
+    /// `"auto"` means for this grammar (`CompiledGrammar.reasoning`).
+    pub reasoning: Option<Reasoning>,
+}
+
+/// How a model marks its reasoning (`toolparse.engine.declare.Reasoning`):
+/// a region of the visible text where no call is read.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Reasoning {
+    /// The opening marker; None when only the prompt opens it.
+    pub open: Option<String>,
+    pub close: String,
+    /// The prompt opened it: the output begins inside reasoning.
+    pub starts_open: bool,
+    /// The opener opens reasoning anywhere in the visible text (false: only
+    /// where the answer begins).
+    pub anywhere: bool,
+    /// The format's other markers around its channels (never visible text).
+    pub markup: Vec<String>,
+    /// Markers that also end reasoning, before them.
+    pub ended_by: Vec<String>,
+}
+
+impl Reasoning {
+    /// The reasoning of its data (`grammar_data.reasoning_data`), checked as
+    /// the Python declaration checks it.
+    pub fn from_json(json: &str) -> Result<Reasoning, String> {
+        reasoning(serde_json::from_str(json).map_err(|e| e.to_string())?)
+    }
+
+    /// The opener, closer and markup: the markers the visible text's
+    /// terminals must not hold already.
+    pub fn markers(&self) -> impl Iterator<Item = &str> {
+        self.open
+            .as_deref()
+            .into_iter()
+            .chain([self.close.as_str()])
+            .chain(self.markup.iter().map(String::as_str))
+    }
 }
 
 /// A member's claim on an opener several grammars share (`auto.Claim`).
@@ -403,8 +442,9 @@ impl Claim {
 /// `grammar="auto"`'s tables (`auto.AutoTables`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Auto {
-    /// Each member's own tables, by name.
-    pub members: Vec<(String, Tables)>,
+    /// Each member's own tables, by name (shared: a member's start scanner
+    /// is kept by its tables' identity, `start_scanner::start_scanner`).
+    pub members: Vec<(String, std::sync::Arc<Tables>)>,
     /// The member each block belongs to, by index in [`Tables::blocks`].
     pub owners: Vec<Option<String>>,
     pub claims: Vec<(Terminal, Vec<Claim>)>,
@@ -802,6 +842,69 @@ struct GrammarData {
     token_openers: Option<LexiconData>,
     auto: Option<Box<AutoData>>,
     blocks: Vec<BlockData>,
+    reasoning: Option<ReasoningData>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReasoningData {
+    open: Option<String>,
+    close: String,
+    starts_open: bool,
+    anywhere: bool,
+    markup: Vec<String>,
+    ended_by: Vec<String>,
+}
+
+/// The longest reasoning marker (`declare.MAX_MARKER`).
+pub const MAX_MARKER: usize = 128;
+
+/// A reasoning of its data, checked as `Reasoning.__post_init__` checks it.
+pub(crate) fn reasoning(data: ReasoningData) -> Result<Reasoning, String> {
+    let r = Reasoning {
+        open: data.open,
+        close: data.close,
+        starts_open: data.starts_open,
+        anywhere: data.anywhere,
+        markup: data.markup,
+        ended_by: data.ended_by,
+    };
+    let all = r
+        .open
+        .iter()
+        .chain([&r.close])
+        .chain(&r.markup)
+        .chain(&r.ended_by);
+    for marker in all {
+        let first = marker.chars().next();
+        if first.is_none_or(|c| is_python_space(c as u32)) {
+            return Err(format!(
+                "a reasoning marker must be a string not starting with whitespace, not {marker:?}"
+            ));
+        }
+        if marker.chars().count() > MAX_MARKER {
+            return Err(format!(
+                "a reasoning marker is at most {MAX_MARKER} characters, not {}",
+                marker.chars().count()
+            ));
+        }
+    }
+    if r.open.as_deref() == Some(r.close.as_str()) {
+        return Err(format!(
+            "the reasoning opener and closer must differ, not both {:?}",
+            r.close
+        ));
+    }
+    if r.ended_by.contains(&r.close) {
+        return Err(format!(
+            "the reasoning closer {:?} cannot also be in ended_by",
+            r.close
+        ));
+    }
+    if r.open.is_none() && !r.starts_open {
+        return Err("reasoning with no opener must start open (starts_open=True)".into());
+    }
+    Ok(r)
 }
 
 // -- the data made tables ---------------------------------------------------------------------
@@ -1028,7 +1131,7 @@ fn tables(data: GrammarData) -> Result<Tables, String> {
             let members = auto
                 .members
                 .into_iter()
-                .map(|(name, member)| Ok((name, tables(member)?)))
+                .map(|(name, member)| Ok((name, std::sync::Arc::new(tables(member)?))))
                 .collect::<Result<Vec<_>, String>>()?;
             Some(Box::new(Auto {
                 members,
@@ -1055,6 +1158,7 @@ fn tables(data: GrammarData) -> Result<Tables, String> {
         token_openers: optional_terminals(data.token_openers)?,
         auto,
         blocks,
+        reasoning: data.reasoning.map(reasoning).transpose()?,
     };
     if let Some(auto) = &tables.auto {
         for k in 0..tables.blocks.len() {
@@ -1178,7 +1282,7 @@ mod tests {
         let minimal = r#"{"schema": 1, "name": "x", "openers": {"terms": [], "firsts": ""},
             "start_openers": null, "opener_steps": [], "start": null, "tokens": false,
             "call_ends": ">", "opener_prefixes": [], "markup_prefixes": [],
-            "token_openers": null, "auto": null, "blocks": []}"#;
+            "token_openers": null, "auto": null, "blocks": [], "reasoning": null}"#;
         assert_eq!(Tables::from_json(minimal).unwrap().name, "x");
         let other = minimal.replace("\"schema\": 1", "\"schema\": 2");
         assert!(Tables::from_json(&other).unwrap_err().contains("schema 2"));

@@ -33,6 +33,7 @@ pub mod pyliteral;
 pub mod rust_calls;
 pub mod scan;
 pub mod sink;
+pub mod start_scanner;
 pub mod tags;
 pub mod text;
 pub mod typer;

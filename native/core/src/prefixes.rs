@@ -76,6 +76,13 @@ impl PrefixSet {
             _ => self.set.contains(text),
         }
     }
+
+    /// The texts of the set, sorted (to show or compare a set).
+    pub fn sorted(&self) -> Vec<&[u32]> {
+        let mut texts: Vec<&[u32]> = self.set.iter().map(Vec::as_slice).collect();
+        texts.sort_unstable();
+        texts
+    }
 }
 
 #[cfg(test)]

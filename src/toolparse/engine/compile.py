@@ -35,6 +35,7 @@ from toolparse.engine.declare import (
     Literal,
     Name,
     Opener,
+    Reasoning,
     Region,
     Space,
     Step,
@@ -238,6 +239,11 @@ class CompiledGrammar:
     only some are (``grammar="auto"``; with ``tokens``, all of them are)."""
     auto: AutoTables | None = None
     """(``grammar="auto"``) the members this union of openers decides between."""
+    reasoning: Reasoning | None = None
+    """The declaration's own reasoning markers (``Grammar.reasoning``): what
+    ``reasoning="auto"`` means for this grammar (``grammars.reasoning.reasoning_for``).
+    The engine is given the reasoning chosen; this is here for the grammar's
+    data (a Rust program resolves the option from it)."""
 
     def openers_for(
         self, tool_names: tuple[str, ...] | None
@@ -338,6 +344,7 @@ def _compile(grammar: Grammar) -> CompiledGrammar:
         ends,
         proper_prefixes(openers.literals),
         proper_prefixes(markup | openers.literals),
+        reasoning=grammar.reasoning,
     )
 
 

@@ -22,7 +22,9 @@ dict's order.
                     of strings), ``token_openers`` (lexicon or null),
                     ``blocks`` (every block an opener opens, in the order
                     first met: the opener steps, ``start``, auto's claims,
-                    auto's owners), ``auto`` (null or auto's tables)
+                    auto's owners), ``auto`` (null or auto's tables),
+                    ``reasoning`` (reasoning or null: the declaration's own
+                    markers, what the option ``"auto"`` means for it)
 ``term``            a literal: a string; a tag term: ``{"term": name}`` (the
                     name of :class:`~toolparse.engine.declare.Term`:
                     ``"<any>"``, ``"</key>"``, ``"end of stream"``...)
@@ -61,7 +63,22 @@ dict's order.
                     "pattern", "takes_rest"}, ...]], ...]``), ``"deciders"``
                     (``[[marker, member], ...]``)}``
 ``pattern``         a regular expression in the tables' syntax (below)
+``reasoning``       ``{"open": str or null, "close", "starts_open",
+                    "anywhere", "markup": [str, ...], "ended_by": [str,
+                    ...]}`` (a :class:`~toolparse.engine.declare.Reasoning`)
 ==================  ===========================================================
+
+The values of the ``reasoning`` option by name cross as data too
+(:func:`reasoning_options_data`, generated into the crate's
+``reasoning.json``): ``{"schema", "options": [[name, reasoning or null],
+...]}``. ``"auto"`` there is ``<think>`` where the answer begins; a grammar
+with its own markers (its ``reasoning``) means those by ``"auto"`` instead.
+
+What the visible text's scanner starts with (``text.TextScanner``: the
+openers with each declared tool's tag spelled out, the answer's openers, the
+openers that are special tokens, the reasoning's lexicons) is made from these
+fields and the reasoning chosen (the native core's ``start_scanner``); none of
+it is data of its own.
 
 **The tables' pattern syntax**, which Python's ``re`` and Rust's ``regex``
 read with the same meaning: literal characters (a metacharacter escaped with
@@ -82,6 +99,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any, Final
 
@@ -98,7 +116,7 @@ from toolparse.engine.compile import (
     CStep,
     CValue,
 )
-from toolparse.engine.declare import Term, TermLike
+from toolparse.engine.declare import Reasoning, Term, TermLike
 from toolparse.engine.lexicon import Lexicon
 
 SCHEMA: Final = 1
@@ -410,6 +428,7 @@ def _tables(compiled: CompiledGrammar) -> dict[str, Any]:
         "markup_prefixes": sorted(compiled.markup_prefixes),
         "token_openers": _lexicon(compiled.token_openers),
         "auto": None,
+        "reasoning": reasoning_data(compiled.reasoning),
     }
     auto = compiled.auto
     if auto is not None:
@@ -446,6 +465,26 @@ def _tables(compiled: CompiledGrammar) -> dict[str, Any]:
         for b in blocks
     ]
     return data
+
+
+def reasoning_data(reasoning: Reasoning | None) -> dict[str, Any] | None:
+    """``reasoning`` as plain data (the schema's ``reasoning``; None: none)."""
+    if reasoning is None:
+        return None
+    return {
+        "open": reasoning.open,
+        "close": reasoning.close,
+        "starts_open": reasoning.starts_open,
+        "anywhere": reasoning.anywhere,
+        "markup": list(reasoning.markup),
+        "ended_by": list(reasoning.ended_by),
+    }
+
+
+def reasoning_options_data(options: Mapping[str, Reasoning | None]) -> dict[str, Any]:
+    """The ``reasoning`` option's named values (``grammars.reasoning.REASONING``)
+    as plain data, in their order."""
+    return {"schema": SCHEMA, "options": [[name, reasoning_data(r)] for name, r in options.items()]}
 
 
 def grammar_data(compiled: CompiledGrammar) -> dict[str, Any]:
