@@ -60,6 +60,7 @@ ONCE_SUITES: Final = (
     "test_prototypes.py",
     "test_reference_plain.py",  # (the reference is the plain path: engines pinned, check_engines)
     "test_core_printable.py",  # (the core's table of printable characters against unicodedata)
+    "test_core_rusthost.py",  # (the goldens of the core's pure-Rust host, recorded from the reference)
     "test_start_scanner.py",  # (the core's start scanner from grammar data against the reference's)
     # the layers above the engine: what they do with its events does not depend on
     # which engine made them (the suites above prove the engines give the same)

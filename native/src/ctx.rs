@@ -66,11 +66,6 @@ enum IdSource {
     Python,
 }
 
-/// The list of the read in progress (None between reads). Held, not
-/// borrowed: a read that fails leaves it set, and a list held cannot be gone
-/// when a later event is appended to it (one reference more a read).
-pub struct OutList(pub Option<Py<PyList>>);
-
 /// The native side of a `CallContext` (see the module docs).
 pub struct Ctx {
     ids: IdSource,
@@ -80,9 +75,6 @@ pub struct Ctx {
     pub tools: Option<std::sync::Arc<Tools>>,
     pub coerce: bool,
     pub max_depth: usize,
-    /// The events of the read in progress: a borrowed `list`, valid while the
-    /// read runs (set by the engine as a read begins, null between reads).
-    pub out: OutList,
 }
 
 /// Each tool's property names (None until worked out), by the identity of its
@@ -148,7 +140,6 @@ impl Ctx {
             tools,
             coerce: obj.getattr(intern!(py, "coerce"))?.is_truthy()?,
             max_depth: obj.getattr(intern!(py, "max_depth"))?.extract()?,
-            out: OutList(None),
         })
     }
 
@@ -168,7 +159,6 @@ impl Ctx {
             tools: self.tools.clone(),
             coerce: self.coerce,
             max_depth: self.max_depth,
-            out: OutList(None),
         }
     }
 
@@ -212,40 +202,23 @@ impl Ctx {
         })
     }
 
-    /// `CallContext.start(name)`: give a new call its index and id and
-    /// announce it (its `ToolCallStart` appended to the events).
-    pub fn start(
-        &mut self,
-        py: Python<'_>,
-        name: &Bound<'_, PyString>,
-    ) -> PyResult<(PyObject, PyObject)> {
+    /// `CallContext.assign()`: a new call's index and id (the caller
+    /// announces it).
+    pub fn assign(&mut self, py: Python<'_>) -> PyResult<(PyObject, PyObject)> {
         let IdSource::Native { keys, counter } = &mut self.ids else {
-            // (the Python context appends the ToolCallStart to its `out`: this read's list)
+            // (a seed or the caller's factory: the Python context makes them)
             let obj = self.obj.bind(py);
-            if let Some(out) = &self.out.0 {
-                obj.setattr(intern!(py, "out"), out.bind(py))?;
-            }
-            let started = obj.call_method1(intern!(py, "start"), (name,))?;
-            return started.extract();
+            return obj.call_method0(intern!(py, "assign"))?.extract();
         };
-        use std::hash::{BuildHasher, Hasher};
         let obj = self.obj.bind(py);
         let index = obj.getattr(intern!(py, "next_index"))?;
         obj.setattr(intern!(py, "next_index"), index.add(1)?)?;
-        let word = |salt: u64| {
-            let mut hasher = keys.build_hasher();
-            hasher.write_u64(*counter);
-            hasher.write_u64(salt);
-            hasher.finish()
-        };
-        let (high, low) = (word(0), word(1));
-        *counter += 1;
         // "call_" + 24 hex digits (96 bits), as `_random_ids` writes them
-        let id = call_id(high, low >> 32);
+        let id = toolparse_core::ids::random_id(keys, *counter);
+        *counter += 1;
         // (ASCII, so UTF-8: the check of 29 bytes costs nothing a call can measure)
         let id = std::str::from_utf8(&id).expect("call_id writes ASCII");
         let id = PyString::new(py, id).into_any();
-        self.emit(py, events::call_start(py, &index, &id, name)?)?;
         Ok((index.unbind(), id.unbind()))
     }
 
@@ -255,16 +228,6 @@ impl Ctx {
             .bind(py)
             .getattr(intern!(py, "next_index"))?
             .extract()
-    }
-
-    /// Append `event` to the events of the read in progress.
-    pub fn emit(&self, py: Python<'_>, event: PyObject) -> PyResult<()> {
-        // (a Bound: let go without pyo3's check for the GIL, a thread-local read)
-        let event = event.into_bound(py);
-        let Some(out) = &self.out.0 else {
-            return Err(PyValueError::new_err("an event outside a read"));
-        };
-        out.bind(py).append(event)
     }
 
     /// `CallContext.member_plan(name, key, root)` (kept by the schema `root`
@@ -372,6 +335,8 @@ pub type Ids = Option<(PyObject, PyObject)>;
 pub struct CallHost<'a, 'py> {
     pub py: Python<'py>,
     pub ctx: &'a mut Ctx,
+    /// The events of the read in progress.
+    pub out: &'a mut crate::pysink::Out<'py>,
     pub ids: &'a mut Ids,
     pub convert: Convert,
 }
@@ -387,9 +352,9 @@ impl Host for CallHost<'_, '_> {
     fn start(&mut self, name: &[u8]) -> PyResult<()> {
         let py = self.py;
         let name = py_of(py, name)?;
-        // (the Python context numbers the calls; its `out` is this read's
-        // list, so a ToolCallStart it makes lands in order)
-        *self.ids = Some(self.ctx.start(py, &name)?);
+        let (index, id) = self.ctx.assign(py)?;
+        self.out.call_start(index.bind(py), id.bind(py), &name)?;
+        *self.ids = Some((index, id));
         Ok(())
     }
 
@@ -398,9 +363,11 @@ impl Host for CallHost<'_, '_> {
         let Some((index, id)) = self.ids.as_ref() else {
             return Err(PyValueError::new_err("a delta of a call not started"));
         };
-        let piece = py_of(py, piece)?;
-        let event = events::call_delta_event(py, index.bind(py), id.bind(py), piece.as_any())?;
-        self.ctx.emit(py, event)
+        self.out.call_delta(
+            index.bind(py),
+            id.bind(py),
+            toolparse_core::sink::Text::Wide(piece),
+        )
     }
 
     fn member_plan(
@@ -753,40 +720,6 @@ impl Outcome {
                     ))?
                     .unbind())
             }
-        }
-    }
-}
-
-/// `"call_"`, then `high` in 16 hex digits and `low` (32 bits) in 8: a call's
-/// random id, written without an allocation.
-fn call_id(high: u64, low: u64) -> [u8; 29] {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut id = *b"call_000000000000000000000000";
-    for (i, digit) in id[5..21].iter_mut().enumerate() {
-        *digit = HEX[((high >> (60 - 4 * i)) & 0xF) as usize];
-    }
-    for (i, digit) in id[21..].iter_mut().enumerate() {
-        *digit = HEX[((low >> (28 - 4 * i)) & 0xF) as usize];
-    }
-    id
-}
-
-#[cfg(test)]
-mod tests {
-    use super::call_id;
-
-    #[test]
-    fn call_ids_are_written_as_format_would() {
-        for (high, low) in [
-            (0, 0),
-            (u64::MAX, 0xFFFF_FFFF),
-            (0x0123_4567_89ab_cdef, 0x89ab_cdef),
-        ] {
-            let id = call_id(high, low);
-            assert_eq!(
-                std::str::from_utf8(&id).unwrap(),
-                format!("call_{high:016x}{low:08x}")
-            );
         }
     }
 }

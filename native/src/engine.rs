@@ -30,10 +30,12 @@ use crate::lexicon::{Name, Unit};
 use crate::machine::{points_str, Env, Machine};
 use crate::points::Points;
 use crate::pylexicon::{name_of, new_str};
+use crate::pysink::Out;
 use crate::rt::{self, key_terminal, GrammarRt, OpenerRt, LOOKAHEAD_CHARS};
 use crate::scan::StopSet;
 use crate::tables::Reason;
 use crate::text::{Found, ScanHit, Source, TextScanner};
+use toolparse_core::sink::Text;
 
 /// Characters gathered at most inside a call before they are read (`_GATHER`).
 pub const GATHER: i64 = 64;
@@ -113,7 +115,6 @@ pub struct Engine {
     trial_from: i64,
     /// (the code or quote its opener, a special token, ended)
     trial_markdown: Option<crate::text::State>,
-    reasoning_runs: bool,
     /// The text of reasoning still open, where a call could be found in it.
     pub thought: Option<Vec<u32>>,
     /// What the kept text let go, read (`_thought_reader`: a `ThoughtReader`).
@@ -298,7 +299,6 @@ impl Engine {
             trial_from: 0,
             trial_markdown: None,
             cut_checked: false,
-            reasoning_runs: false,
             thought: thought.then(Vec::new),
             thought_reader: None,
             engine_name: py.None(),
@@ -318,7 +318,9 @@ impl Engine {
         if let Some(start) = engine.grammar.start.clone() {
             if !answer_later {
                 // the whole output is one block
-                engine.begin(py, &start, true, Vec::new(), 0)?;
+                // (nothing comes of a block's beginning: no event to keep)
+                let mut out = Out::new(py, None, opts.collapse);
+                engine.begin(py, &mut out, &start, true, Vec::new(), 0)?;
             }
         }
         engine.lane = engine.next_lane(py)?;
@@ -381,10 +383,11 @@ impl Engine {
     }
 
     /// Run `f` on the current machine with the environment it reads in.
-    fn with_machine<R>(
+    fn with_machine<'py, R>(
         &mut self,
-        py: Python<'_>,
-        f: impl FnOnce(&mut Machine, &mut Env<'_, '_>) -> PyResult<R>,
+        py: Python<'py>,
+        out: &mut Out<'py>,
+        f: impl FnOnce(&mut Machine, &mut Env<'_, 'py>) -> PyResult<R>,
     ) -> PyResult<R> {
         let id = self
             .machine
@@ -393,7 +396,7 @@ impl Engine {
         let machine = machines
             .get_mut(id)
             .ok_or_else(|| PyValueError::new_err("no block reader"))?;
-        let mut env = Env { py, ctx };
+        let mut env = Env { py, ctx, out };
         f(machine, &mut env)
     }
 
@@ -403,12 +406,13 @@ impl Engine {
     /// arm the lane for the next delta. `after_lane`: what the lane took and
     /// gave no reader is read first, together with `delta`.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    pub fn read<'py, T: Unit>(
+    pub(crate) fn read_into<'py, T: Unit>(
         &mut self,
         py: Python<'py>,
         delta: &[T],
         after_lane: bool,
-    ) -> PyResult<Bound<'py, PyList>> {
+        out: &mut Out<'py>,
+    ) -> PyResult<()> {
         self.bug(py, "read")?;
         // (one buffer: the held text, a pair's first half waiting, what the lane
         // gathered and kept, the delta: the reference joins the same strings)
@@ -433,63 +437,42 @@ impl Engine {
                 self.high_surrogate = text.pop();
             }
         }
-        let mut out = PyList::empty(py);
         if text.len() > held {
-            self.run_text(py, text, held, &out, false)?;
-            if self.reasoning_runs {
-                out = self.joined_reasoning(py, &out)?;
-            }
-            if self.opts.collapse {
-                out = collapsed(py, &out)?;
-            }
+            self.run_text(py, text, held, out, false)?;
         } else {
             // (nothing new: the held text waits on)
             self.held.extend_from_slice(&text);
             self.buffer = text;
         }
-        self.ctx.out = crate::ctx::OutList(None); // (the read is over)
         self.lane = self.next_lane(py)?;
-        Ok(out)
+        Ok(())
     }
 
     /// `close`'s body (the boundary is the binding's).
     pub fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         self.closed = true;
-        let mut out = PyList::empty(py);
+        let mut out = Out::new(py, None, self.opts.collapse);
         if self.lane.is_some() {
             // (what the lane took is read as the delta it was, then the end)
-            out = self.read::<u32>(py, &[], true)?;
+            self.read_into::<u32>(py, &[], true, &mut out)?;
             self.lane = None;
         }
         let high: Vec<u32> = self.high_surrogate.take().into_iter().collect();
-        self.run(py, high, &out, true)?;
+        self.run(py, high, &mut out, true)?;
         self.bug(py, "close")?;
-        self.end_of_stream(py, &out)?;
+        self.end_of_stream(py, &mut out)?;
         if self.thought.as_ref().is_some_and(|t| !t.is_empty()) && self.scanner.in_reasoning() {
-            self.calls_in_thought(py, &out)?;
+            self.calls_in_thought(py, &mut out)?;
         }
-        if self.reasoning_runs {
-            out = self.joined_reasoning(py, &out)?;
-        }
-        if self.opts.collapse {
-            out = collapsed(py, &out)?;
-        }
-        self.ctx.out = crate::ctx::OutList(None); // (the stream is over)
-        Ok(out)
-    }
-
-    fn set_out(&mut self, _py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<()> {
-        // (cleared when the read ends)
-        self.ctx.out = crate::ctx::OutList(Some(out.clone().unbind()));
-        Ok(())
+        out.finish()
     }
 
     /// `_run`: read `delta` (after the held text).
-    pub fn run(
+    pub fn run<'py>(
         &mut self,
-        py: Python<'_>,
+        py: Python<'py>,
         delta: Vec<u32>,
-        out: &Bound<'_, PyList>,
+        out: &mut Out<'py>,
         last: bool,
     ) -> PyResult<()> {
         let mut text = std::mem::take(&mut self.held);
@@ -500,12 +483,12 @@ impl Engine {
 
     /// `_run` of `text`, the held text (its first `held` characters) and the
     /// delta after it.
-    fn run_text(
+    fn run_text<'py>(
         &mut self,
-        py: Python<'_>,
+        py: Python<'py>,
         text: Vec<u32>,
         held: usize,
-        out: &Bound<'_, PyList>,
+        out: &mut Out<'py>,
         last: bool,
     ) -> PyResult<()> {
         let mut text = text;
@@ -518,16 +501,15 @@ impl Engine {
     }
 
     /// [`Engine::run_text`]'s body, on a buffer it may replace.
-    fn run_in(
+    fn run_in<'py>(
         &mut self,
-        py: Python<'_>,
+        py: Python<'py>,
         text: &mut Vec<u32>,
         held: usize,
-        out: &Bound<'_, PyList>,
+        out: &mut Out<'py>,
         last: bool,
     ) -> PyResult<()> {
         // (where calls announce themselves and stream their arguments)
-        self.set_out(py, out)?;
         recorded(py, &text[held..])?;
         self.scanner.forget_text();
         let mut i = 0;
@@ -540,12 +522,12 @@ impl Engine {
                     self.scanner.scan(&text[..], i, last, &context)
                 };
                 if j > i {
-                    let piece = pystr(py, &text[i..j])?;
+                    let piece = &text[i..j];
                     if in_reasoning {
-                        self.emit_reasoning(py, &text[i..j], &piece, &piece, out)?;
+                        self.emit_reasoning(py, piece, piece, out)?;
                     } else {
                         self.offset += (j - i) as i64;
-                        out.append(events::text_event(py, piece.as_any())?)?;
+                        out.text(Text::Points(piece))?;
                     }
                 }
                 let Some(hit) = hit else {
@@ -559,9 +541,8 @@ impl Engine {
                     Found::ReasoningOpen | Found::ReasoningClose | Found::Markup => {
                         if hit.end > hit.start {
                             // (reasoning a marker ends before it has no closer to show)
-                            let raw = pystr(py, &text[hit.start..hit.end])?;
-                            let empty = PyString::new(py, "");
-                            self.emit_reasoning(py, &[], &empty, &raw, out)?; // (markup: in a reasoning event)
+                            let raw = &text[hit.start..hit.end];
+                            self.emit_reasoning(py, &[], raw, out)?; // (markup: in a reasoning event)
                         }
                         match hit.found {
                             Found::ReasoningOpen => self.scanner.enter_reasoning(),
@@ -582,10 +563,10 @@ impl Engine {
                             .start
                             .clone()
                             .ok_or_else(|| PyValueError::new_err("an answer with no start"))?;
-                        self.begin(py, &start, true, Vec::new(), 0)?;
+                        self.begin(py, out, &start, true, Vec::new(), 0)?;
                     }
                     Found::Terminal(source, key) => {
-                        match self.open(py, text, hit, source, key, last)? {
+                        match self.open(py, out, text, hit, source, key, last)? {
                             None => {
                                 // (auto: what follows a shared opener does not tell whose it is yet)
                                 self.held.clear();
@@ -629,14 +610,15 @@ impl Engine {
                 limited = true;
                 j = if left > 0 {
                     let part = text[i..i + left as usize].to_vec();
-                    i + self.with_machine(py, |m, env| m.feed(env, &part, 0, pos, false))?
+                    i + self
+                        .with_machine(py, &mut *out, |m, env| m.feed(env, &part, 0, pos, false))?
                 } else {
                     i
                 };
             } else if span <= WINDOW as i64 && span < room {
                 // (the usual delta: small, well inside the limit)
                 limited = false;
-                j = self.with_machine(py, |m, env| m.feed(env, text, i, pos, last))?;
+                j = self.with_machine(py, &mut *out, |m, env| m.feed(env, text, i, pos, last))?;
             } else {
                 if room <= 0 {
                     // the opener alone passed the limit
@@ -649,7 +631,8 @@ impl Engine {
                     // never past the size limit; a large delta a growing window at a time
                     let end = i + window as usize;
                     let part = text[i..end].to_vec();
-                    let read = self.with_machine(py, |m, env| m.feed(env, &part, 0, pos, last))?;
+                    let read = self
+                        .with_machine(py, &mut *out, |m, env| m.feed(env, &part, 0, pos, last))?;
                     let waiting = self.current_ref().is_some_and(|m| m.waiting);
                     j = if waiting && window == room {
                         // undecided where the size limit falls: the block is too large, and
@@ -659,7 +642,8 @@ impl Engine {
                         i + read
                     };
                 } else {
-                    j = self.with_machine(py, |m, env| m.feed(env, text, i, pos, last))?;
+                    j =
+                        self.with_machine(py, &mut *out, |m, env| m.feed(env, text, i, pos, last))?;
                 }
             }
             if j > i {
@@ -671,13 +655,13 @@ impl Engine {
                 .map_or((-1, false), |m| (m.failed_at, m.finished));
             if trial && !finished && (limited || failed_at >= 0) && self.unconfirmed(py)? {
                 // (it broke, or needs more than TRIAL characters, before announcing a call)
-                let again = self.abandon(py, out)?;
+                let again = self.abandon(out)?;
                 i = self.rewind(text, i, again);
                 n = text.len();
                 continue;
             }
             if failed_at >= 0 && !finished && !self.cut_checked {
-                self.cut_broken_block(py, failed_at)?;
+                self.cut_broken_block(py, out, failed_at)?;
             }
             if self.current_ref().is_some_and(|m| m.finished) {
                 let leftover = self.finish_block(py, out)?;
@@ -715,9 +699,11 @@ impl Engine {
     /// `_open`: an opener; a block begins. Returns where reading goes on (the
     /// opener's end, or its start when the block reads it again), or None to
     /// wait for more text (`grammar="auto"`).
-    fn open(
+    #[allow(clippy::too_many_arguments)]
+    fn open<'py>(
         &mut self,
-        py: Python<'_>,
+        py: Python<'py>,
+        out: &mut Out<'py>,
         text: &[u32],
         hit: ScanHit,
         source: Source,
@@ -772,19 +758,20 @@ impl Engine {
         }
         if spec.again {
             // (bare JSON's "{": the block's reader reads it)
-            self.begin(py, &spec, false, name, 0)?;
+            self.begin(py, out, &spec, false, name, 0)?;
             return Ok(Some(hit.start));
         }
         self.raw.extend(&text[hit.start..hit.end]);
-        self.begin(py, &spec, false, name, (hit.end - hit.start) as i64)?;
+        self.begin(py, out, &spec, false, name, (hit.end - hit.start) as i64)?;
         Ok(Some(hit.end))
     }
 
     /// `_begin`: a block begins after `opener`, read by the block reader of
     /// its kind (one per kind, kept from block to block).
-    fn begin(
+    fn begin<'py>(
         &mut self,
-        py: Python<'_>,
+        py: Python<'py>,
+        out: &mut Out<'py>,
         opener: &OpenerRt,
         start: bool,
         name: Vec<u32>,
@@ -802,20 +789,20 @@ impl Engine {
         if start {
             self.answered = true;
         }
-        self.with_machine(py, |m, env| m.begin(env, opener, name, at))
+        self.with_machine(py, &mut *out, |m, env| m.begin(env, opener, name, at))
     }
 
     // -- block endings --------------------------------------------------------------------
 
     /// `_finish_block`: turn the finished block into events; return raw text
     /// to read again.
-    fn finish_block(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<Vec<u32>> {
+    fn finish_block<'py>(&mut self, py: Python<'py>, out: &mut Out<'py>) -> PyResult<Vec<u32>> {
         let named = self
             .current()
             .is_some_and(|machine| machine.names_undeclared_tool());
         if self.unconfirmed(py)? && !named {
             // (it ended, as text or an error, before announcing a call)
-            return self.abandon(py, out);
+            return self.abandon(out);
         }
         self.trial.clear();
         let raw = std::mem::take(&mut self.raw);
@@ -839,8 +826,8 @@ impl Engine {
         let (_, cut) = py_range(raw.len(), 0, end - base);
         if rejected || outcomes.is_empty() {
             // (a block that made nothing of its markup: text)
-            let text = raw.pystr(py, 0, cut)?;
-            self.emit_text_str(py, text, cut, out)?;
+            self.offset += cut as i64;
+            out.text(raw.text(0, cut))?;
         } else {
             self.emit_outcomes(py, outcomes, &raw, base, end, out)?;
             let owner = self
@@ -893,7 +880,7 @@ impl Engine {
     /// `_abandon`: (`grammar="auto"`) the block of an opener that no call
     /// confirmed: the opener is text, and what the block read after it is
     /// read again as output (at most TRIAL characters, once per opener).
-    fn abandon(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<Vec<u32>> {
+    fn abandon(&mut self, out: &mut Out<'_>) -> PyResult<Vec<u32>> {
         let opener = std::mem::take(&mut self.trial);
         let raw = std::mem::take(&mut self.raw);
         if self.raw_base != 0 || raw.len() < opener.len() {
@@ -905,7 +892,8 @@ impl Engine {
             machine.take_outcomes(); // (errors of markup only mentioned: none is shown)
         }
         self.machine = None;
-        self.emit_text(py, &opener, out)?;
+        self.offset += opener.len() as i64;
+        out.text(Text::Points(&opener))?;
         match self.trial_markdown.take() {
             // (a token mentioned in code: the code goes on)
             Some(state) => self.scanner.resume(state),
@@ -945,7 +933,7 @@ impl Engine {
         Ok(())
     }
 
-    fn end_of_stream(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<()> {
+    fn end_of_stream<'py>(&mut self, py: Python<'py>, out: &mut Out<'py>) -> PyResult<()> {
         if !self.answered && self.machine.is_none() {
             // a forced answer that never began (or held no call)
             let start = self
@@ -953,14 +941,13 @@ impl Engine {
                 .start
                 .clone()
                 .ok_or_else(|| PyValueError::new_err("no answer to begin"))?;
-            self.begin(py, &start, true, Vec::new(), 0)?;
+            self.begin(py, out, &start, true, Vec::new(), 0)?;
         }
         while self.machine.is_some() {
             let end = self.raw_base + self.raw.len() as i64;
-            self.set_out(py, out)?;
-            self.with_machine(py, |m, env| m.close(env, end))?;
+            self.with_machine(py, &mut *out, |m, env| m.close(env, end))?;
             if self.current_ref().is_some_and(Machine::unfinished_block) && !self.unconfirmed(py)? {
-                self.cut_broken_block(py, end)?;
+                self.cut_broken_block(py, out, end)?;
             }
             let leftover = self.finish_block(py, out)?;
             if !leftover.is_empty() {
@@ -974,7 +961,12 @@ impl Engine {
     /// when one lies before the point where it broke; what follows the closer
     /// is read again as ordinary output (only where the block starts outside
     /// text already read again: no character is read more than twice).
-    fn cut_broken_block(&mut self, py: Python<'_>, before: i64) -> PyResult<()> {
+    fn cut_broken_block<'py>(
+        &mut self,
+        py: Python<'py>,
+        out: &mut Out<'py>,
+        before: i64,
+    ) -> PyResult<()> {
         self.cut_checked = true;
         let start = self.offset;
         let Some(machine) = self.current_ref() else {
@@ -992,19 +984,19 @@ impl Engine {
             return Ok(());
         };
         let end = (at + closer.len()) as i64;
-        self.with_machine(py, |m, env| m.cut(env, end))?;
+        self.with_machine(py, &mut *out, |m, env| m.cut(env, end))?;
         self.refeed_until = start + self.raw.len() as i64;
         Ok(())
     }
 
-    fn emit_outcomes(
+    fn emit_outcomes<'py>(
         &mut self,
-        py: Python<'_>,
+        py: Python<'py>,
         outcomes: Vec<Outcome>,
         raw: &Points,
         base: i64,
         end: i64,
-        out: &Bound<'_, PyList>,
+        out: &mut Out<'py>,
     ) -> PyResult<()> {
         self.answered = true; // (a forced answer wrapped in markup: read)
         let mut pos = base;
@@ -1033,18 +1025,14 @@ impl Engine {
             if self.opts.unknown_on_error && failed && no_call {
                 // (the AI SDK middleware's behaviour) a forced answer that is not a
                 // call becomes a call named "unknown" with {} arguments
-                self.set_out(py, out)?;
-                let (index, call_id) = self.ctx.start(py, &PyString::new(py, "unknown"))?;
+                let (index, call_id) = self.ctx.assign(py)?;
                 let (index, call_id) = (index.into_bound(py), call_id.into_bound(py));
-                out.append(events::call_delta_event(
-                    py,
-                    &index,
-                    &call_id,
-                    PyString::new(py, "{}").as_any(),
-                )?)?;
+                let name = PyString::new(py, "unknown");
+                out.call_start(&index, &call_id, &name)?;
+                out.call_delta(&index, &call_id, Text::Str("{}"))?;
                 let empty = pyo3::types::PyDict::new(py);
                 let none = py.None().into_bound(py);
-                out.append(events::tool_call(
+                out.push(events::tool_call(
                     py,
                     &[
                         &index,
@@ -1059,9 +1047,9 @@ impl Engine {
                 )?)?;
                 continue;
             }
-            out.append(event)?;
+            out.push(event)?;
             if self.opts.errors_as_text && failed && b > a {
-                out.append(events::text_event(py, raw_piece.as_any())?)?;
+                out.text(raw.text(a, b))?;
             }
         }
         Ok(())
@@ -1069,9 +1057,9 @@ impl Engine {
 
     /// `_overflow`: the block passed max_call_chars: flush what it holds as
     /// events and keep only looking for its end.
-    fn overflow(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<()> {
+    fn overflow<'py>(&mut self, py: Python<'py>, out: &mut Out<'py>) -> PyResult<()> {
         let max = self.opts.max_call_chars;
-        let (mut current, mut outcomes) = self.with_machine(py, |m, env| {
+        let (mut current, mut outcomes) = self.with_machine(py, &mut *out, |m, env| {
             let current = m.overflow(env)?;
             Ok((current, m.take_outcomes()))
         })?;
@@ -1091,29 +1079,19 @@ impl Engine {
     }
 
     /// `_emit_reasoning`: reasoning (joined to the reasoning event just
-    /// before it in this feed when the read ends).
-    pub fn emit_reasoning(
+    /// before it: see [`Out`]).
+    pub fn emit_reasoning<'py>(
         &mut self,
-        py: Python<'_>,
-        text_points: &[u32],
-        text: &Bound<'_, PyString>,
-        raw: &Bound<'_, PyString>,
-        out: &Bound<'_, PyList>,
+        py: Python<'py>,
+        text: &[u32],
+        raw: &[u32],
+        out: &mut Out<'py>,
     ) -> PyResult<()> {
-        self.offset += raw.len()? as i64;
-        if !text_points.is_empty() && self.thought.is_some() {
-            self.keep_thought(py, text_points)?;
+        self.offset += raw.len() as i64;
+        if !text.is_empty() && self.thought.is_some() {
+            self.keep_thought(py, text)?;
         }
-        let n = out.len();
-        if n > 0
-            && out
-                .get_item(n - 1)?
-                .get_type()
-                .is(&events::reasoning_class(py)?)
-        {
-            self.reasoning_runs = true;
-        }
-        out.append(events::reasoning_event(py, text, raw)?)
+        out.reasoning(text, raw)
     }
 
     /// `_keep_thought`: keep reasoning text, its last window at least; what
@@ -1147,7 +1125,7 @@ impl Engine {
 
     /// `_calls_in_thought`: the stream ended in reasoning: the calls its kept
     /// text completes, read by a shadow engine (the reference's function).
-    fn calls_in_thought(&mut self, py: Python<'_>, out: &Bound<'_, PyList>) -> PyResult<()> {
+    fn calls_in_thought<'py>(&mut self, py: Python<'py>, out: &mut Out<'py>) -> PyResult<()> {
         let thought = std::mem::take(self.thought.get_or_insert_with(Vec::new));
         let text = pystr(py, &thought)?;
         let reader = self.thought_reader.take();
@@ -1164,73 +1142,8 @@ impl Engine {
                 self.offset,
                 reader,
             ))?;
-        for event in found.try_iter()? {
-            out.append(event?)?;
-        }
+        out.extend(&found)?;
         Ok(())
-    }
-
-    /// `_joined_reasoning`: each run of adjacent reasoning events joined into one.
-    fn joined_reasoning<'py>(
-        &mut self,
-        py: Python<'py>,
-        events_in: &Bound<'py, PyList>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        self.reasoning_runs = false;
-        let reasoning = events::reasoning_class(py)?;
-        let joined = PyList::empty(py);
-        let mut run: Vec<Bound<'py, PyAny>> = Vec::new();
-        let flush = |run: &mut Vec<Bound<'py, PyAny>>| -> PyResult<()> {
-            if run.len() == 1 {
-                joined.append(&run[0])?;
-            } else if !run.is_empty() {
-                let empty = PyString::new(py, "");
-                let texts = run
-                    .iter()
-                    .map(|e| e.getattr("text"))
-                    .collect::<PyResult<Vec<_>>>()?;
-                let raws = run
-                    .iter()
-                    .map(|e| e.getattr("raw"))
-                    .collect::<PyResult<Vec<_>>>()?;
-                let text = empty.call_method1("join", (texts,))?;
-                let raw = empty.call_method1("join", (raws,))?;
-                joined.append(events::reasoning_event(py, &text, &raw)?)?;
-            }
-            run.clear();
-            Ok(())
-        };
-        for event in events_in.iter() {
-            if event.get_type().is(&reasoning) {
-                run.push(event);
-                continue;
-            }
-            flush(&mut run)?;
-            joined.append(event)?;
-        }
-        flush(&mut run)?;
-        Ok(joined)
-    }
-
-    pub fn emit_text(
-        &mut self,
-        py: Python<'_>,
-        text: &[u32],
-        out: &Bound<'_, PyList>,
-    ) -> PyResult<()> {
-        self.emit_text_str(py, pystr(py, text)?, text.len(), out)
-    }
-
-    /// [`Engine::emit_text`] of text already a `str`, `chars` long.
-    fn emit_text_str(
-        &mut self,
-        py: Python<'_>,
-        text: Bound<'_, PyString>,
-        chars: usize,
-        out: &Bound<'_, PyList>,
-    ) -> PyResult<()> {
-        self.offset += chars as i64;
-        out.append(events::text_event(py, text.as_any())?)
     }
 }
 
@@ -1281,19 +1194,6 @@ fn gather_stops(call_ends: &[u32]) -> StopSet {
         stops.add(c);
     }
     stops
-}
-
-/// `_collapsed`: only the final ToolCall (and errors) of a forced answer.
-fn collapsed<'py>(py: Python<'py>, events_in: &Bound<'py, PyList>) -> PyResult<Bound<'py, PyList>> {
-    let (start, delta) = events::call_classes(py)?;
-    let kept = PyList::empty(py);
-    for event in events_in.iter() {
-        if event.is_instance(start.bind(py))? || event.is_instance(delta.bind(py))? {
-            continue;
-        }
-        kept.append(event)?;
-    }
-    Ok(kept)
 }
 
 /// (for the binding) the points of `text` held as a name.

@@ -17,10 +17,10 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
-use crate::engine::{points_of, pystr, Engine, GATHER, GATHER_QUIET};
-use crate::events;
-use crate::lexicon::{Lexicon, Unit};
+use crate::engine::{Engine, GATHER, GATHER_QUIET};
+use crate::lexicon::{Lexicon, Name, Unit};
 use crate::machine::{Machine, View};
+use crate::pysink::Out;
 use crate::rt::Kind;
 use crate::scan::{
     look, Breaker, Found, JsonText, Latin1Takes, Look, Pairs, StopSet, Unprintable, MAX_KEPT,
@@ -28,6 +28,7 @@ use crate::scan::{
 use crate::tables::CharClass;
 use crate::tags::is_python_space;
 use crate::text::State;
+use toolparse_core::sink::Text;
 
 /// Which lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,6 +166,11 @@ pub struct StringLane {
     pub value: bool,
 }
 
+/// The first code point of `units`.
+fn first_point<T: Unit>(units: &[T]) -> Option<u32> {
+    units.first().map(|&c| c.into())
+}
+
 /// `units` hold a quote or a backslash (JSON escapes them).
 fn has_escapes<T: Unit>(units: &[T]) -> bool {
     units.iter().any(|&c| {
@@ -286,16 +292,27 @@ enum Piece<'a> {
     Text(&'a str, usize),
 }
 
-/// What a delta became.
-pub enum Taken<'py> {
-    Events(Bound<'py, PyList>),
+/// `$body` on the code points of `$units` (a [`Name`]), in their width.
+macro_rules! each_width {
+    ($units:expr, $each:ident => $body:expr) => {
+        match $units {
+            Name::U8($each) => $body,
+            Name::U16($each) => $body,
+            Name::U32($each) => $body,
+        }
+    };
+}
+
+/// What became of a delta offered to the lane.
+pub enum Taken {
+    /// The lane took it (its events are out).
+    Done,
     /// Read it through the full path (`after_lane`).
     Read(bool),
 }
 
-fn one(py: Python<'_>, event: PyObject) -> PyResult<Bound<'_, PyList>> {
-    events::alone(py, event)
-}
+/// A lane's second look: whether it took the delta.
+type Took = PyResult<bool>;
 
 impl Engine {
     /// `Engine.feed` past the caller's checks: the lane, then the full path.
@@ -312,20 +329,35 @@ impl Engine {
         py: Python<'py>,
         delta: &Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyList>> {
-        match self.through_lane(py, delta)? {
-            Taken::Events(events) => Ok(events),
-            Taken::Read(after_lane) => {
-                crate::with_units!(delta, units => self.read(py, units, after_lane))
-            }
+        let mut out = Out::new(py, Some(delta.clone()), self.opts.collapse);
+        self.feed_units(py, crate::units(delta), &mut out)?;
+        out.finish()
+    }
+
+    /// [`Engine::feed`] of the delta's code points, into `out`.
+    #[inline(always)] // (see above)
+    fn feed_units<'py>(
+        &mut self,
+        py: Python<'py>,
+        units: Name<'_>,
+        out: &mut Out<'py>,
+    ) -> PyResult<()> {
+        match self.through_lane(py, units, out)? {
+            Taken::Done => Ok(()),
+            Taken::Read(after_lane) => match units {
+                Name::U8(units) => self.read_into(py, units, after_lane, out),
+                Name::U16(units) => self.read_into(py, units, after_lane, out),
+                Name::U32(units) => self.read_into(py, units, after_lane, out),
+            },
         }
     }
 
     /// Whether the armed lane takes `delta` as it stands (its stops, its
     /// unprintable rule, its pattern).
-    fn takes(&self, lane: &Lane, delta: &Bound<'_, PyString>) -> bool {
+    fn takes(&self, lane: &Lane, delta: Name<'_>) -> bool {
         let call_ends = &self.call_ends;
         if lane.pattern.is_none() {
-            if let Some(bytes) = latin1_bytes(delta) {
+            if let Name::U8(bytes) = delta {
                 // (the text lane: what `still_plain` would take as it stands, a
                 // stop that begins no literal passed over)
                 if lane.latin1.takes(bytes)
@@ -343,7 +375,7 @@ impl Engine {
                 }
             }
         }
-        crate::with_units!(delta, units => {
+        each_width!(delta, units => {
             match look(units, &lane.stops, lane.unprintable) {
                 Look::Stops => false,
                 Look::AskPython if !all_printable(units) => false,
@@ -358,26 +390,25 @@ impl Engine {
     fn through_lane<'py>(
         &mut self,
         py: Python<'py>,
-        delta: &Bound<'py, PyString>,
-    ) -> PyResult<Taken<'py>> {
+        delta: Name<'_>,
+        out: &mut Out<'py>,
+    ) -> PyResult<Taken> {
         let Some(lane) = self.lane.as_ref() else {
             return Ok(Taken::Read(false));
         };
         let kind = lane.kind;
-        let n = crate::units(delta).len() as i64;
+        let n = delta.len() as i64;
         if self.takes(lane, delta) {
             if kind == LaneKind::Text {
                 if let Some(held) = lane.held {
-                    return Ok(match self.after_held(py, delta, held)? {
-                        Some(events) => Taken::Events(events),
-                        None => Taken::Read(true),
+                    return Ok(match self.after_held(py, delta, held, out)? {
+                        true => Taken::Done,
+                        false => Taken::Read(true),
                     });
                 }
                 self.offset += n;
-                return Ok(Taken::Events(one(
-                    py,
-                    events::text_event(py, delta.as_any())?,
-                )?));
+                out.text(Text::Input)?;
+                return Ok(Taken::Done);
             }
             if n > lane.room {
                 return Ok(Taken::Read(true));
@@ -389,33 +420,37 @@ impl Engine {
                 LaneKind::Gather => {
                     // read later, with the delta that decides
                     let gathered = &mut self.gathered;
-                    crate::with_units!(delta, units => extend_points(gathered, units));
-                    return Ok(Taken::Events(PyList::empty(py)));
+                    each_width!(delta, units => extend_points(gathered, units));
+                    return Ok(Taken::Done);
                 }
-                LaneKind::Reasoning => return self.take_reasoning(py, delta).map(Taken::Events),
+                LaneKind::Reasoning => {
+                    self.take_reasoning(py, delta, out)?;
+                    return Ok(Taken::Done);
+                }
                 LaneKind::String => {
                     let value = self.string.as_ref().is_some_and(|s| s.value);
-                    return if value {
-                        self.take_string(py, delta).map(Taken::Events)
+                    if value {
+                        self.take_string(py, delta, out)?;
                     } else {
                         // a JSON string's text: its own JSON
-                        self.streamed_as_is(py, delta).map(Taken::Events)
-                    };
+                        self.streamed_as_is(py, delta, Text::Input, out)?;
+                    }
+                    return Ok(Taken::Done);
                 }
                 _ => {}
             }
         }
         let taken = match kind {
-            LaneKind::Text => self.still_plain(py, delta)?,
-            LaneKind::LineStart => self.at_line_start(py, delta)?,
-            LaneKind::Gather => self.closes_value(py, delta)?,
-            LaneKind::Prefix => self.lengthens_prefix(py, delta)?,
-            LaneKind::String => self.string_piece(py, delta)?,
-            LaneKind::Reasoning => None,
+            LaneKind::Text => self.still_plain(py, delta, out)?,
+            LaneKind::LineStart => self.at_line_start(py, delta, out)?,
+            LaneKind::Gather => self.closes_value(delta)?,
+            LaneKind::Prefix => self.lengthens_prefix(py, delta, out)?,
+            LaneKind::String => self.string_piece(py, delta, out)?,
+            LaneKind::Reasoning => false,
         };
         Ok(match taken {
-            Some(events) => Taken::Events(events),
-            None => Taken::Read(true),
+            true => Taken::Done,
+            false => Taken::Read(true),
         })
     }
 
@@ -577,18 +612,15 @@ impl Engine {
     /// `_at_line_start`: a line whose first character no fence or quote
     /// begins with is ordinary text: the text lane takes it from there.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    fn at_line_start<'py>(
-        &mut self,
-        py: Python<'py>,
-        delta: &Bound<'py, PyString>,
-    ) -> PyResult<Option<Bound<'py, PyList>>> {
+    fn at_line_start<'py>(&mut self, py: Python<'py>, delta: Name<'_>, out: &mut Out<'py>) -> Took {
         self.bug(py, "line start")?;
-        let first = points_of(delta).first().copied();
+        let first = each_width!(delta, units => first_point(units));
         if !self.scanner.starts_ordinary_line(first) {
-            return Ok(None);
+            return Ok(false);
         }
         self.lane = self.text_lane();
-        self.feed(py, delta).map(Some)
+        self.feed_units(py, delta, out)?;
+        Ok(true)
     }
 
     /// The literals of the text lane's openers (`Lane.openers`).
@@ -604,23 +636,18 @@ impl Engine {
     /// is plain text as it stands too; where one begins cut by its end, the
     /// text before it is text and the cut part is held.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    fn still_plain<'py>(
-        &mut self,
-        py: Python<'py>,
-        delta: &Bound<'py, PyString>,
-    ) -> PyResult<Option<Bound<'py, PyList>>> {
+    fn still_plain<'py>(&mut self, py: Python<'py>, delta: Name<'_>, out: &mut Out<'py>) -> Took {
         let Some(lane) = self.lane.as_ref() else {
-            return Ok(None);
+            return Ok(false);
         };
         if lane.held.is_some() {
             self.release_held();
-            return self.lengthens_prefix(py, delta);
+            return self.lengthens_prefix(py, delta, out);
         }
-        let bytes = latin1_bytes(delta);
-        let (end, n) = match bytes {
+        let (end, n) = match delta {
             // (prose ending in an opener's first character: the search's answer,
             // without it; the character held in the lane)
-            Some(bytes)
+            Name::U8(bytes)
                 if lane
                     .pairs
                     .as_ref()
@@ -632,66 +659,60 @@ impl Engine {
                     .as_ref()
                     .is_some_and(|p| p.contains(&[last.into()]))
                 {
-                    return self.hold(py, delta, last).map(Some);
+                    self.hold(delta, last, out)?;
+                    return Ok(true);
                 }
                 (Some(bytes.len() - 1), bytes.len())
             }
             // (read in place: most such deltas are text as they stand)
             _ => {
                 let openers = self.plain_openers(lane.code);
-                crate::with_units!(delta, units => (plain_up_to(units, openers), units.len()))
+                each_width!(delta, units => (plain_up_to(units, openers), units.len()))
             }
         };
         let Some(end) = end else {
-            return Ok(None);
+            return Ok(false);
         };
-        let mut text = delta.clone();
+        let mut text = Text::Input;
         if end < n {
             // (an opener cut by the delta's end: held, as the scanner holds it)
             let Some(prefixes) = lane.prefixes.clone() else {
-                return Ok(None);
+                return Ok(false);
             };
             self.held.clear();
-            crate::with_units!(delta, units => extend_points(&mut self.held, &units[end..]));
+            each_width!(delta, units => extend_points(&mut self.held, &units[end..]));
             if !prefixes.contains(&self.held) {
                 self.held.clear();
-                return Ok(None);
+                return Ok(false);
             }
             self.prefix.clone_from(&self.held);
             self.lane = Some(self.prefix_lane(prefixes));
             if end == 0 {
-                return Ok(Some(PyList::empty(py)));
+                return Ok(true);
             }
-            text = substring(py, delta, end)?;
+            text = Text::InputTo(end);
         }
         self.offset += end as i64;
-        Ok(Some(one(py, events::text_event(py, text.as_any())?)?))
+        out.text(text)?;
+        Ok(true)
     }
 
     /// `still_plain`'s answer to a delta of text a byte a code point whose
     /// last character, `last`, alone may begin an opener: the text before it
     /// is text, and it is held (in the text lane: see [`Lane::held`]).
-    fn hold<'py>(
-        &mut self,
-        py: Python<'py>,
-        delta: &Bound<'py, PyString>,
-        last: u8,
-    ) -> PyResult<Bound<'py, PyList>> {
+    fn hold(&mut self, delta: Name<'_>, last: u8, out: &mut Out<'_>) -> PyResult<()> {
         self.held.clear();
         self.held.push(last.into());
         self.prefix.clone_from(&self.held);
         if let Some(lane) = self.lane.as_mut() {
             lane.held = Some(last);
         }
-        let end = crate::units(delta).len() - 1;
+        let end = delta.len() - 1;
         if end == 0 {
-            return Ok(PyList::empty(py));
+            return Ok(());
         }
         self.offset += end as i64;
-        one(
-            py,
-            events::text_event(py, substring(py, delta, end)?.as_any())?,
-        )
+        out.text(Text::InputTo(end))
     }
 
     /// The reference's prefix lane for the character the text lane holds.
@@ -707,19 +728,24 @@ impl Engine {
     /// character (what `_lengthens_prefix` asks), nor an opener of the lane
     /// (what `_text_after_prefix` asks: in code, the held texts are more than
     /// its openers), the two are text and the lane holds nothing; otherwise
-    /// the reference's prefix lane reads it (None: the full path reads it).
+    /// the reference's prefix lane reads it (false: the full path reads it).
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn after_held<'py>(
         &mut self,
         py: Python<'py>,
-        delta: &Bound<'py, PyString>,
+        delta: Name<'_>,
         held: u8,
-    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        out: &mut Out<'py>,
+    ) -> Took {
         self.bug(py, "prefix")?;
         let Some(lane) = self.lane.as_ref() else {
-            return Ok(None);
+            return Ok(false);
         };
-        let bytes = latin1_bytes(delta).filter(|bytes| {
+        let bytes = match delta {
+            Name::U8(bytes) => Some(bytes),
+            _ => None,
+        };
+        let bytes = bytes.filter(|bytes| {
             bytes.first().is_some_and(|&next| {
                 lane.prefixes
                     .as_ref()
@@ -732,9 +758,8 @@ impl Engine {
         });
         let Some(bytes) = bytes else {
             self.release_held();
-            return self.lengthens_prefix(py, delta);
+            return self.lengthens_prefix(py, delta, out);
         };
-        let text = joined_latin1(py, held, bytes)?;
         self.held.clear();
         self.prefix.clear();
         self.gathered.clear();
@@ -742,7 +767,8 @@ impl Engine {
             lane.held = None;
         }
         self.offset += bytes.len() as i64 + 1;
-        one(py, events::text_event(py, text.as_any())?).map(Some)
+        out.text(Text::Joined(held, bytes))?;
+        Ok(true)
     }
 
     /// `_to_reasoning`: reasoning with nothing that may begin its closer.
@@ -750,28 +776,26 @@ impl Engine {
     fn take_reasoning<'py>(
         &mut self,
         py: Python<'py>,
-        delta: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
+        delta: Name<'_>,
+        out: &mut Out<'py>,
+    ) -> PyResult<()> {
         self.bug(py, "reasoning")?;
-        self.offset += delta.len()? as i64;
+        self.offset += delta.len() as i64;
+        let points = || delta.code_points();
         if self.thought.is_some() {
-            self.keep_thought(py, &points_of(delta))?;
+            self.keep_thought(py, &points())?;
         }
-        one(py, events::reasoning_event(py, delta, delta)?)
+        out.reasoning_input(points)
     }
 
     /// `_closes_value`: (gather lane, in a value) a delta that only completes
     /// one of the value's closing tags is gathered too, once.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    fn closes_value<'py>(
-        &mut self,
-        py: Python<'py>,
-        delta: &Bound<'py, PyString>,
-    ) -> PyResult<Option<Bound<'py, PyList>>> {
-        let n = delta.len()? as i64;
+    fn closes_value(&mut self, delta: Name<'_>) -> Took {
+        let n = delta.len() as i64;
         let room = self.lane.as_ref().map_or(0, |l| l.room);
         if !self.closes_once || self.machine.is_none() || n > room {
-            return Ok(None);
+            return Ok(false);
         }
         self.closes_once = false;
         // (in the scratch buffer: no allocation per delta)
@@ -780,7 +804,7 @@ impl Engine {
         text.extend_from_slice(&self.held);
         text.extend_from_slice(&self.gathered);
         let start = text.len();
-        crate::with_units!(delta, units => extend_points(&mut text, units));
+        each_width!(delta, units => extend_points(&mut text, units));
         let closes = self
             .current_ref()
             .is_some_and(|machine| machine.only_closes_value(&text, start, &self.call_ends));
@@ -791,7 +815,7 @@ impl Engine {
             self.gathered.extend_from_slice(&text[start..]);
         }
         self.scratch = text;
-        Ok(closes.then(|| PyList::empty(py)))
+        Ok(closes)
     }
 
     /// `_lengthens_prefix`: held text that may be a terminal: a delta that
@@ -800,11 +824,12 @@ impl Engine {
     fn lengthens_prefix<'py>(
         &mut self,
         py: Python<'py>,
-        delta: &Bound<'py, PyString>,
-    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        delta: Name<'_>,
+        out: &mut Out<'py>,
+    ) -> Took {
         self.bug(py, "prefix")?;
         let start = self.prefix.len();
-        crate::with_units!(delta, units => extend_points(&mut self.prefix, units));
+        each_width!(delta, units => extend_points(&mut self.prefix, units));
         let held = self
             .lane
             .as_ref()
@@ -813,14 +838,14 @@ impl Engine {
         if !held {
             if self.machine.is_some() {
                 self.prefix.truncate(start);
-                return Ok(None);
+                return Ok(false);
             }
             // (the held text and the delta, in the scratch buffer: no allocation)
             let mut text = std::mem::take(&mut self.scratch);
             text.clear();
             text.extend_from_slice(&self.prefix);
             self.prefix.truncate(start);
-            let taken = self.text_after_prefix(py, &text);
+            let taken = self.text_after_prefix(&text, out);
             self.scratch = text;
             return taken;
         }
@@ -828,27 +853,23 @@ impl Engine {
             prefix, gathered, ..
         } = self;
         gathered.extend_from_slice(&prefix[start..]);
-        Ok(Some(PyList::empty(py)))
+        Ok(true)
     }
 
     /// `_text_after_prefix`: the held text and the delta after it begin no
     /// opener after all: text, and the text lane armed again; or they only
     /// begin one cut by their end: text before it, the cut part held.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    fn text_after_prefix<'py>(
-        &mut self,
-        py: Python<'py>,
-        text: &[u32],
-    ) -> PyResult<Option<Bound<'py, PyList>>> {
+    fn text_after_prefix(&mut self, text: &[u32], out: &mut Out<'_>) -> Took {
         let Some(lane) = self.text_lane() else {
-            return Ok(None);
+            return Ok(false);
         };
         let Some(end) = plain_up_to(text, self.plain_openers(lane.code)) else {
-            return Ok(None);
+            return Ok(false);
         };
         let held = &text[end..];
         if !held.is_empty() && !self.opener_prefixes.contains(held) {
-            return Ok(None);
+            return Ok(false);
         }
         // (in the buffers' own room: a held prefix comes often in some formats)
         self.held.clear();
@@ -862,25 +883,23 @@ impl Engine {
             self.prefix_lane(self.opener_prefixes.clone())
         });
         if end == 0 {
-            return Ok(Some(PyList::empty(py)));
+            return Ok(true);
         }
         self.offset += end as i64;
-        Ok(Some(one(
-            py,
-            events::text_event(py, pystr(py, &text[..end])?.as_any())?,
-        )?))
+        out.text(Text::Points(&text[..end]))?;
+        Ok(true)
     }
 
     /// A string argument's piece streamed: `taken` (the text as written)
     /// into the raw text, `piece` (its JSON) into the arguments, and the
-    /// `ToolCallDelta` of the JSON. (`piece`: code points, or UTF-8 text.)
-    fn streamed<'py, T: Unit>(
+    /// `ToolCallDelta` of the JSON, `json` (the same piece, for the event).
+    fn streamed<T: Unit>(
         &mut self,
-        py: Python<'py>,
         taken: &[T],
         piece: Piece<'_>,
-        piece_str: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
+        json: Text<'_>,
+        out: &mut Out<'_>,
+    ) -> PyResult<()> {
         self.raw.extend(taken);
         if let Some(args) = self.current().and_then(Machine::args_mut) {
             match piece {
@@ -888,36 +907,28 @@ impl Engine {
                 Piece::Text(text, chars) => args.push_str(text, chars),
             }
         }
-        self.string_delta(py, piece_str)
+        self.string_delta(json, out)
     }
 
     /// The `ToolCallDelta` of the string that streams.
-    fn string_delta<'py>(
-        &self,
-        py: Python<'py>,
-        piece: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    fn string_delta(&self, piece: Text<'_>, out: &mut Out<'_>) -> PyResult<()> {
         let Some(string) = self.string.as_ref() else {
-            return Ok(PyList::empty(py));
+            return Ok(());
         };
-        one(
-            py,
-            events::call_delta_event(
-                py,
-                string.index.bind(py),
-                string.id.bind(py),
-                piece.as_any(),
-            )?,
-        )
+        let py = out.py;
+        out.call_delta(string.index.bind(py), string.id.bind(py), piece)
     }
 
     /// A delta that is its own JSON (a JSON string's plain text, or a value's
-    /// with nothing to escape): into the raw text and the arguments as it is.
-    fn streamed_as_is<'py>(
+    /// with nothing to escape): into the raw text and the arguments as it is
+    /// (`text`: where the delta is, for the event).
+    fn streamed_as_is(
         &mut self,
-        py: Python<'py>,
-        delta: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
+        _py: Python<'_>,
+        delta: Name<'_>,
+        text: Text<'_>,
+        out: &mut Out<'_>,
+    ) -> PyResult<()> {
         let Engine {
             raw,
             machines,
@@ -927,13 +938,13 @@ impl Engine {
         let args = machine
             .and_then(|at| machines.get_mut(at))
             .and_then(Machine::args_mut);
-        crate::with_units!(delta, units => {
+        each_width!(delta, units => {
             raw.extend(units);
             if let Some(args) = args {
                 args.push_units(units);
             }
         });
-        self.string_delta(py, delta)
+        self.string_delta(text, out)
     }
 
     /// `_to_string`: (a value) plain text inside a value that streams as a
@@ -942,55 +953,51 @@ impl Engine {
     fn take_string<'py>(
         &mut self,
         py: Python<'py>,
-        delta: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
+        delta: Name<'_>,
+        out: &mut Out<'py>,
+    ) -> PyResult<()> {
         self.bug(py, "value sink")?;
-        let escapes = crate::with_units!(delta, units => has_escapes(units));
+        let escapes = each_width!(delta, units => has_escapes(units));
         if !escapes {
-            return self.streamed_as_is(py, delta);
+            return self.streamed_as_is(py, delta, Text::Input, out);
         }
         // (read in place, its JSON in the engine's own buffer: no allocation)
         let mut encoded = std::mem::take(&mut self.scratch_utf8);
         encoded.clear();
-        let events = crate::with_units!(delta, units => {
+        let streamed = each_width!(delta, units => {
             crate::scan::json_encode_into(units, &mut encoded);
-            let piece = PyString::new(py, &encoded);
-            piece
-                .len()
-                .and_then(|chars| self.streamed(py, units, Piece::Text(&encoded, chars), &piece))
+            let chars = encoded.chars().count();
+            self.streamed(units, Piece::Text(&encoded, chars), Text::Str(&encoded), out)
         });
         self.scratch_utf8 = encoded;
-        events
+        streamed
     }
 
     /// `_string_piece`: a delta that is not plain text as it stands: an
     /// escape, a value's newline or markup that cannot end it yet, as the
-    /// string's own reader says (text that must wait is kept). None: a reader
-    /// must read it.
+    /// string's own reader says (text that must wait is kept). False: a
+    /// reader must read it.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    fn string_piece<'py>(
-        &mut self,
-        py: Python<'py>,
-        delta: &Bound<'py, PyString>,
-    ) -> PyResult<Option<Bound<'py, PyList>>> {
+    fn string_piece<'py>(&mut self, py: Python<'py>, delta: Name<'_>, out: &mut Out<'py>) -> Took {
         self.bug(py, "string piece")?;
         let value = self.string.as_ref().is_some_and(|s| s.value);
         let mut text = std::mem::take(&mut self.scratch);
         text.clear();
         text.extend_from_slice(&self.kept);
-        crate::with_units!(delta, units => extend_points(&mut text, units));
-        let taken = self.string_text(py, value, &text);
+        each_width!(delta, units => extend_points(&mut text, units));
+        let taken = self.string_text(py, value, &text, out);
         self.scratch = text;
         taken
     }
 
     /// `_string_piece` on `text`, the kept text and the delta after it.
-    fn string_text<'py>(
+    fn string_text(
         &mut self,
-        py: Python<'py>,
+        py: Python<'_>,
         value: bool,
         text: &[u32],
-    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        out: &mut Out<'_>,
+    ) -> Took {
         // (what is taken and streamed: text[..split]; its JSON: the encoded
         // text when there is one, else that text itself)
         let found: Option<(Option<String>, usize)> = if value {
@@ -1007,9 +1014,9 @@ impl Engine {
         let Some((encoded, split)) = found.filter(|_| room >= 0) else {
             return if value {
                 let delta = text[self.kept.len()..].to_vec();
-                self.ends_value(py, &delta)
+                Ok(self.ends_value(&delta))
             } else {
-                Ok(None)
+                Ok(false)
             };
         };
         let mut room = room;
@@ -1028,20 +1035,20 @@ impl Engine {
         }
         let taken = &text[..split];
         match encoded {
-            None if taken.is_empty() => Ok(Some(PyList::empty(py))),
-            None => {
-                let piece = pystr(py, taken)?;
-                self.streamed(py, taken, Piece::Points(taken), &piece)
-                    .map(Some)
-            }
-            Some(encoded) if encoded.is_empty() => Ok(Some(PyList::empty(py))),
+            None if taken.is_empty() => {}
+            None => self.streamed(taken, Piece::Points(taken), Text::Points(taken), out)?,
+            Some(encoded) if encoded.is_empty() => {}
             Some(encoded) => {
-                let piece = PyString::new(py, &encoded);
-                let chars = piece.len()?;
-                self.streamed(py, taken, Piece::Text(&encoded, chars), &piece)
-                    .map(Some)
+                let chars = encoded.chars().count();
+                self.streamed(
+                    taken,
+                    Piece::Text(&encoded, chars),
+                    Text::Str(&encoded),
+                    out,
+                )?;
             }
         }
+        Ok(true)
     }
 
     /// `ValueReader.fast_piece` for the value that streams: (its JSON piece,
@@ -1072,27 +1079,23 @@ impl Engine {
     /// `_ends_value`: leaving the string lane at `delta` (after the kept
     /// text): when it only completes the value's closing tag, it is gathered
     /// as after a read, not read.
-    fn ends_value<'py>(
-        &mut self,
-        py: Python<'py>,
-        delta: &[u32],
-    ) -> PyResult<Option<Bound<'py, PyList>>> {
+    fn ends_value(&mut self, delta: &[u32]) -> bool {
         let mut text = self.kept.clone();
         text.extend_from_slice(delta);
         if text.len() as i64 > GATHER {
-            return Ok(None);
+            return false;
         }
         let Some(machine) = self.current_ref() else {
-            return Ok(None);
+            return false;
         };
         if !machine.only_closes_value(&text, 0, &self.call_ends) {
-            return Ok(None);
+            return false;
         }
         self.kept.clear();
         let n = text.len() as i64;
         self.gathered.extend(text);
         self.lane = Some(Lane::pattern(Pattern::Announced, GATHER - n));
-        Ok(Some(PyList::empty(py)))
+        true
     }
 }
 
@@ -1113,54 +1116,6 @@ fn plain_up_to<T: Unit>(text: &[T], literals: Option<&crate::scan::Literals>) ->
         Found::Nothing => Some(text.len()),
         Found::Whole => None,
         Found::Cut(p) => Some(p),
-    }
-}
-
-/// The text of `text`, where it is stored a byte a code point.
-#[inline(always)]
-fn latin1_bytes<'a>(text: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
-    match crate::units(text) {
-        crate::lexicon::Name::U8(bytes) => Some(bytes),
-        _ => None,
-    }
-}
-
-/// The string of `first` then `rest` (code points below 256).
-fn joined_latin1<'py>(py: Python<'py>, first: u8, rest: &[u8]) -> PyResult<Bound<'py, PyString>> {
-    let n = rest.len() + 1;
-    let widest = rest.iter().fold(first, |a, &b| a | b);
-    let most = if widest < 0x80 { 0x7F } else { 0xFF };
-    // SAFETY: the GIL is held (`py`). `PyUnicode_New(n, most)` returns a new
-    // compact `str` of `n` code points stored a byte each (`most` below 256),
-    // or NULL with an exception set (taken as an error). Its data, `n` bytes
-    // (and a NUL), is written whole before anyone sees the string: `first`,
-    // then the `n - 1` bytes of `rest`, a slice that cannot overlap a new
-    // object. Every byte is at most `most` (their OR is), as a canonical
-    // string must be: ASCII when `most` is 0x7F.
-    unsafe {
-        let obj = pyo3::ffi::PyUnicode_New(n as pyo3::ffi::Py_ssize_t, most);
-        let text = Bound::from_owned_ptr_or_err(py, obj)?;
-        let data = pyo3::ffi::PyUnicode_DATA(obj) as *mut u8;
-        *data = first;
-        std::ptr::copy_nonoverlapping(rest.as_ptr(), data.add(1), rest.len());
-        Ok(text.downcast_into_unchecked())
-    }
-}
-
-/// The first `end` code points of `text`, as a new string.
-fn substring<'py>(
-    py: Python<'py>,
-    text: &Bound<'py, PyString>,
-    end: usize,
-) -> PyResult<Bound<'py, PyString>> {
-    // SAFETY: the GIL is held (`py`) and `text` is a live `str`;
-    // `PyUnicode_Substring` checks its bounds and returns a new reference to
-    // an exact `str` (or `text` itself when it is one and `end` is its
-    // length: `downcast_into_unchecked` then only restates it is a `str`), or
-    // NULL with an exception set.
-    unsafe {
-        let piece = pyo3::ffi::PyUnicode_Substring(text.as_ptr(), 0, end as pyo3::ffi::Py_ssize_t);
-        Ok(Bound::from_owned_ptr_or_err(py, piece)?.downcast_into_unchecked())
     }
 }
 

@@ -108,6 +108,7 @@ pub mod pyjson;
 pub mod pylexicon;
 pub mod pyliteral;
 pub mod pyscanner;
+pub mod pysink;
 pub mod pytext;
 pub mod pytyper;
 pub mod pyvalue;

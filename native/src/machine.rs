@@ -158,6 +158,8 @@ static SERIALS: AtomicU64 = AtomicU64::new(0);
 pub struct Env<'a, 'py> {
     pub py: Python<'py>,
     pub ctx: &'a mut Ctx,
+    /// The events of the read in progress.
+    pub out: &'a mut crate::pysink::Out<'py>,
 }
 
 /// The machine as the lexicons' tag context (`Machine`'s `TagContext`
@@ -655,6 +657,7 @@ impl Machine {
         let mut host = CallHost {
             py: env.py,
             ctx: env.ctx,
+            out: env.out,
             ids: &mut slot.ids,
             convert: slot.convert,
         };
@@ -798,6 +801,7 @@ impl Machine {
                 let mut host = CallHost {
                     py,
                     ctx: env.ctx,
+                    out: env.out,
                     ids: &mut ids,
                     convert: Convert::Text,
                 };
@@ -847,6 +851,7 @@ impl Machine {
         let mut host = CallHost {
             py: env.py,
             ctx,
+            out: env.out,
             ids: &mut ids,
             convert,
         };
@@ -1089,6 +1094,7 @@ fn call_outcome(env: &mut Env<'_, '_>, slot: &mut CallSlot, end: Option<i64>) ->
     let mut host = CallHost {
         py,
         ctx: env.ctx,
+        out: env.out,
         ids: &mut slot.ids,
         convert: slot.convert,
     };

@@ -93,6 +93,15 @@ impl Points {
         }
     }
 
+    /// Where the code points `a..b` are, for an event.
+    pub fn text(&self, a: usize, b: usize) -> toolparse_core::sink::Text<'_> {
+        use toolparse_core::sink::Text;
+        match self {
+            Points::Narrow(v) => Text::Latin1(&v[a..b]),
+            Points::Wide(v) => Text::Points(&v[a..b]),
+        }
+    }
+
     /// The code points `a..b` as a Python `str`.
     pub fn pystr<'py>(
         &self,

@@ -805,6 +805,7 @@ fn read_json_args(
             let mut host = crate::ctx::CallHost {
                 py: env.py,
                 ctx: env.ctx,
+                out: env.out,
                 ids: &mut ids,
                 convert: crate::ctx::Convert::Text,
             };

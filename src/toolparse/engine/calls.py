@@ -250,6 +250,13 @@ class CallContext:
 
     def start(self, name: str) -> tuple[int, str]:
         """Give a new call its index and id and announce it."""
+        index, call_id = self.assign()
+        self.out.append(new_call_start(index, call_id, name))
+        return index, call_id
+
+    def assign(self) -> tuple[int, str]:
+        """A new call's index and id, not announced (the native engine
+        announces the call itself, in its own events)."""
         index = self.next_index
         self.next_index += 1
         try:
@@ -258,7 +265,6 @@ class CallContext:
             raise InvalidOptionError(f"id_factory({index}) raised {type(exc).__name__}: {exc}") from exc
         if not isinstance(call_id, str):
             raise InvalidOptionError(f"id_factory({index}) returned {call_id!r}: call ids must be strings")
-        self.out.append(new_call_start(index, call_id, name))
         return index, call_id
 
 

@@ -19,6 +19,7 @@
 
 mod coerce;
 pub mod inline;
+pub mod oracle;
 pub mod patterns;
 pub mod schema;
 mod text;
