@@ -1,17 +1,17 @@
-"""The native core's start scanner, made from a grammar's data, is the one the
-engine reads off the reference's ``TextScanner`` today (issue 52, step 18).
+"""The native core's start scanner, made from a grammar's data, is the
+reference's ``TextScanner`` (issue 52, step 18).
 
 ``toolparse_core::start_scanner`` builds the visible text's scanner (the
 openers with each declared tool's tag spelled out, the answer's and the
 special tokens' openers, the reasoning's lexicons, the first state) from the
-generated grammar data and the reasoning option alone; the engine still reads
-it off ``text.shared_scanner`` (``engine.rs``'s ``ScannerParts::of``). Both are
-shown as one canonical text (``native/src/pyscanner.rs``, which reads the
-reference scanner by its slots, and checks that the engine reads the same) and compared for
-every grammar and ``auto``, tool lists (none, empty, spelled, more than are
-spelled, names with regex and markup characters), every reasoning option and
-a declaration given, and a forced answer or not; and ``grammar="auto"``'s
-switch to each member (``TextScanner.switched``), from several Markdown states.
+generated grammar data and the reasoning option alone; the engine starts with
+it. It and the reference's ``text.shared_scanner`` are shown as one canonical
+text (``native/src/pyscanner.rs``, which reads the reference scanner by its
+slots) and compared for every grammar and ``auto``, tool lists (none, empty,
+spelled, more than are spelled, names with regex and markup characters),
+every reasoning option and a declaration given, and a forced answer or not;
+and ``grammar="auto"``'s switch to each member (``TextScanner.switched``), from
+several Markdown states.
 """
 
 from __future__ import annotations

@@ -25,17 +25,16 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use crate::ctx::{Ctx, Outcome};
 use crate::events;
 use crate::fast::Lane;
-use crate::kept::Kept;
-use crate::lexicon::{Key, Lexicon, TagTerm as LTag, Terminal as LTerminal};
+use crate::lexicon::{Key, Terminal as LTerminal};
 use crate::lexicon::{Name, Unit};
 use crate::machine::{points_str, Env, Machine};
 use crate::points::Points;
-use crate::pylexicon::{name_of, new_str, PyLexicon};
+use crate::pylexicon::{name_of, new_str};
 use crate::pysink::Out;
 use crate::rt::{self, key_terminal, GrammarRt, OpenerRt, LOOKAHEAD_CHARS};
-use crate::scan::{Literals, Pairs, StopSet};
+use crate::scan::StopSet;
 use crate::tables::Reason;
-use crate::text::{Found, Lexicons, ScanHit, Source, State, TextScanner};
+use crate::text::{Found, ScanHit, Source, TextScanner};
 use toolparse_core::sink::Text;
 
 /// Characters gathered at most inside a call before they are read (`_GATHER`).
@@ -69,50 +68,20 @@ pub struct Options {
     pub reasoning_calls: ReasoningCalls,
 }
 
-/// What the text lane needs of the scanner's lexicons: their stops and, where
-/// all their terminals are literal, the literals (`plain_openers`).
-pub struct TextLexicons {
-    pub stops: StopSet,
-    pub plain: Option<Literals>,
-    /// The text lane's second look at a delta of one byte a code point (see
-    /// [`Pairs`]): where all the terminals are literal.
-    pub pairs: Option<Arc<Pairs>>,
-}
-
-impl TextLexicons {
-    fn of(lexicon: Option<&Lexicon>) -> TextLexicons {
-        let mut stops = StopSet::new();
-        match lexicon.and_then(Lexicon::firsts) {
-            Some(firsts) if !firsts.is_empty() => {
-                for &c in firsts {
-                    stops.add(c);
-                }
-            }
-            // (`stops_of("")`: NONE, a NUL, which no printable text holds)
-            _ => stops.add(0),
-        }
-        let plain = lexicon
-            .filter(|l| l.literals_only())
-            .map(|l| Literals::new(l.literals().to_vec()));
-        let pairs = plain.as_ref().and_then(Pairs::of).map(Arc::new);
-        TextLexicons {
-            stops,
-            plain,
-            pairs,
-        }
-    }
-}
+// (what the text lane needs of the scanner's lexicons, and the scanner's
+// start parts: made from the grammar's data in the core)
+pub use toolparse_core::start_scanner::TextLexicons;
+use toolparse_core::start_scanner::{start_scanner, ReasoningOption, ScannerParts, StartError};
 
 /// The native engine's state (the reference's slots, same names).
 pub struct Engine {
     pub grammar: Arc<GrammarRt>,
-    /// (`grammar="auto"`) the reasoning of the grammar decided, by its declaration.
-    reasoning_for: PyObject,
-    /// The reference scanner the native one was made from (kept for `switched`).
-    py_scanner: PyObject,
+    /// (`grammar="auto"`) the reasoning option: each member's reasoning is
+    /// what it means for that member (`reasoning_for`).
+    reasoning: ReasoningOption,
     pub scanner: TextScanner,
     /// What each declared tool's tag, spelled as a literal opener, stands for.
-    spelled: Arc<Spelled>,
+    spelled: Arc<toolparse_core::start_scanner::Spelled>,
     pub opener_prefixes: Prefixes,
     pub markup_prefixes: Prefixes,
     pub text_lexicons: Arc<TextLexicons>,
@@ -233,191 +202,40 @@ fn find_seq(text: &[u32], seq: &[u32], from: usize, to: usize) -> Option<usize> 
 /// A set of held texts (the proper prefixes of a grammar's literals).
 pub type Prefixes = Arc<crate::prefixes::PrefixSet>;
 
-// What the native engine reads off Python objects that the grammar's caches
-// keep (lexicons, prefix sets, spelled tool tags, the shared scanner) is read
-// once each and kept by the identity of the object (see `crate::kept`). A
-// parser is built per stream: reading them each time cost ten times the
-// Python engine's whole construction.
-const MAX_KEPT_OBJECTS: usize = 1024;
-static LEXICONS: Kept<Option<(Arc<Lexicon>, Arc<TextLexicons>)>> = Kept::new(MAX_KEPT_OBJECTS);
-static PREFIXES: Kept<Option<Prefixes>> = Kept::new(MAX_KEPT_OBJECTS);
-static SPELLED: Kept<Option<Arc<Spelled>>> = Kept::new(MAX_KEPT_OBJECTS);
-
-/// The native twin of the reference lexicon `lexicon` (its terminals), and
-/// what the text lane needs of it.
-fn twin(lexicon: &Bound<'_, PyAny>) -> PyResult<(Arc<Lexicon>, Arc<TextLexicons>)> {
-    LEXICONS.get_or_work(lexicon, || {
-        let core = Arc::new(
-            PyLexicon::new(lexicon.py(), &lexicon.getattr("terms")?)?
-                .core()
-                .clone(),
-        );
-        let text = Arc::new(TextLexicons::of(Some(&core)));
-        Ok((core, text))
-    })
-}
-
-/// The native scanner of the reference scanner `scanner`, as it stands, and
-/// the lexicons of the text lane.
-fn native_scanner(
-    scanner: &Bound<'_, PyAny>,
-) -> PyResult<(TextScanner, Arc<TextLexicons>, Arc<TextLexicons>)> {
-    let py = scanner.py();
-    let openers_obj = scanner.getattr(intern!(py, "_openers"))?;
-    let (openers, text_lexicons) = twin(&openers_obj)?;
-    let code_obj = scanner.getattr(intern!(py, "_code_openers"))?;
-    let (code, code_lexicons) = if code_obj.is_none() {
-        (None, Arc::new(TextLexicons::of(None)))
-    } else {
-        let (code, lexicons) = twin(&code_obj)?;
-        (Some(code), lexicons)
-    };
-    let mut answer = Vec::new();
-    for lexicon in scanner
-        .getattr(intern!(py, "_answer_openers"))?
-        .try_iter()?
-    {
-        let lexicon = lexicon?;
-        answer.push((twin(&lexicon)?.0, lexicon.is(&openers_obj)));
-    }
-    let inside = match scanner.getattr(intern!(py, "_reasoning_lexicons")) {
-        Ok(pair) => Some(twin(&pair.downcast::<PyTuple>()?.get_item(1)?)?.0),
-        Err(_) => None,
-    };
-    let state = State::from_number(scanner.getattr(intern!(py, "_state"))?.extract()?)
-        .ok_or_else(|| PyValueError::new_err("not a scanner's state"))?;
-    let fence: String = scanner.getattr(intern!(py, "_fence"))?.extract()?;
-    let points = |s: Bound<'_, PyAny>| -> PyResult<Option<Vec<u32>>> {
-        if s.is_none() {
-            return Ok(None);
-        }
-        Ok(Some(points_of(s.downcast::<PyString>()?)))
-    };
-    let mut markup = Vec::new();
-    for m in scanner.getattr(intern!(py, "_markup"))?.try_iter()? {
-        markup.push(points_of(m?.downcast::<PyString>()?));
-    }
-    markup.sort();
-    let core = TextScanner {
-        lexicons: Lexicons {
-            openers,
-            code,
-            answer,
-            inside,
-        },
-        state,
-        fence: fence.chars().next().map(u32::from),
-        fence_len: scanner.getattr(intern!(py, "_fence_len"))?.extract()?,
-        r_open: points(scanner.getattr(intern!(py, "_r_open"))?)?,
-        r_close: points(scanner.getattr(intern!(py, "_r_close"))?)?,
-        markup,
-        answer: scanner.getattr(intern!(py, "_answer"))?.is_truthy()?,
-        prelude: scanner.getattr(intern!(py, "_prelude"))?.is_truthy()?,
-        absorb: scanner.getattr(intern!(py, "_absorb"))?.is_truthy()?,
-        newline: None,
-        ended: None,
-    };
-    Ok((core, text_lexicons, code_lexicons))
-}
-
-/// What the native engine reads from a reference scanner as it starts.
-struct ScannerParts {
-    core: TextScanner,
-    text_lexicons: Arc<TextLexicons>,
-    code_lexicons: Arc<TextLexicons>,
-    spelled: Arc<Spelled>,
-    opener_prefixes: Prefixes,
-}
-
-impl ScannerParts {
-    fn of(scanner: &Bound<'_, PyAny>) -> PyResult<ScannerParts> {
-        let (core, text_lexicons, code_lexicons) = native_scanner(scanner)?;
-        Ok(ScannerParts {
-            core,
-            text_lexicons,
-            code_lexicons,
-            spelled: spelled_of(scanner)?,
-            opener_prefixes: prefixes_of(
-                &scanner.getattr(intern!(scanner.py(), "opener_prefixes"))?,
-            )?,
-        })
-    }
-}
-
-/// The parts of the scanner an engine starts with: the shared scanner of its
-/// grammar, tools and reasoning (`text.shared_scanner`, which never changes),
-/// read once and kept by its identity.
-fn scanner_parts(scanner: &Bound<'_, PyAny>) -> PyResult<Arc<ScannerParts>> {
-    static PARTS: Kept<Option<Arc<ScannerParts>>> = Kept::new(MAX_KEPT_OBJECTS);
-    PARTS.get_or_work(scanner, || Ok(Arc::new(ScannerParts::of(scanner)?)))
-}
-
-/// The strings of a Python set, as code points (kept by the set's identity).
-fn prefixes_of(set: &Bound<'_, PyAny>) -> PyResult<Prefixes> {
-    PREFIXES.get_or_work(set, || {
-        let mut out = Vec::new();
-        for item in set.try_iter()? {
-            out.push(points_of(item?.downcast::<PyString>()?));
-        }
-        Ok(Arc::new(crate::prefixes::PrefixSet::new(out)))
-    })
-}
-
-type Spelled = Vec<(Vec<u32>, LTag, Vec<u32>)>;
-
-fn spelled_of(scanner: &Bound<'_, PyAny>) -> PyResult<Arc<Spelled>> {
-    let spelled = scanner.getattr(intern!(scanner.py(), "spelled"))?;
-    SPELLED.get_or_work(&spelled, || {
-        let mut out = Vec::new();
-        for item in spelled.call_method0("items")?.try_iter()? {
-            let item = item?;
-            let (literal, (term, name)): (
-                Bound<'_, PyString>,
-                (Bound<'_, PyAny>, Bound<'_, PyString>),
-            ) = item.extract()?;
-            let tag = match rt::lexicon_terminal(&crate::tables::terminal_of(&term)?) {
-                Some(LTerminal::Tag(tag)) => tag,
-                _ => {
-                    return Err(PyValueError::new_err(
-                        "a spelled tool tag that is no tag term",
-                    ))
-                }
-            };
-            out.push((points_of(&literal), tag, points_of(&name)));
-        }
-        Ok(Arc::new(out))
-    })
-}
-
 /// What an engine starts from (see [`Engine::assemble`]).
 struct Start {
     grammar: Arc<GrammarRt>,
     parts: Arc<ScannerParts>,
-    py_scanner: PyObject,
-    reasoning_for: PyObject,
+    reasoning: ReasoningOption,
     opts: Options,
     thought: bool,
 }
 
 impl Engine {
     /// The native engine of a reference engine's parts (see
-    /// `Engine.__init__`: the compiled grammar, the context, the scanner
-    /// built for them).
+    /// `Engine.__init__`: the compiled grammar, the context, the declared
+    /// tools, the reasoning chosen, the reasoning option (`grammar="auto"`:
+    /// each member's is what it means for that member), a forced answer that
+    /// begins where the scanner says).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         py: Python<'_>,
         compiled: &Bound<'_, PyAny>,
         ctx: &Bound<'_, PyAny>,
-        scanner: &Bound<'_, PyAny>,
-        reasoning_for: PyObject,
+        tools: Option<&[String]>,
+        reasoning: Option<&toolparse_core::grammar::Reasoning>,
+        option: ReasoningOption,
+        answer: bool,
         opts: Options,
         thought: bool,
     ) -> PyResult<Engine> {
+        let grammar = rt::grammar_of(compiled)?;
+        let parts = start_scanner(&grammar.tables, tools, reasoning, answer)
+            .map_err(|e| start_error(py, e))?;
         let start = Start {
-            grammar: rt::grammar_of(compiled)?,
-            parts: scanner_parts(scanner)?,
-            py_scanner: scanner.clone().unbind(),
-            reasoning_for,
+            grammar,
+            parts,
+            reasoning: option,
             opts,
             thought,
         };
@@ -436,8 +254,7 @@ impl Engine {
         let start = Start {
             grammar: self.grammar.clone(),
             parts: self.parts.clone(),
-            py_scanner: self.py_scanner.clone_ref(py),
-            reasoning_for: self.reasoning_for.clone_ref(py),
+            reasoning: self.reasoning.clone(),
             opts: self.opts,
             thought: self.thought.is_some(),
         };
@@ -449,8 +266,7 @@ impl Engine {
         let Start {
             grammar,
             parts,
-            py_scanner,
-            reasoning_for,
+            reasoning,
             opts,
             thought,
         } = start;
@@ -459,8 +275,7 @@ impl Engine {
             call_ends: gather_stops(&grammar.call_ends),
             markup_prefixes: grammar.markup_prefixes.clone(),
             grammar,
-            reasoning_for,
-            py_scanner,
+            reasoning,
             scanner: parts.core.clone(),
             spelled: parts.spelled.clone(),
             opener_prefixes: parts.opener_prefixes.clone(),
@@ -514,7 +329,7 @@ impl Engine {
 
     /// The Python objects the engine holds (for the garbage collector).
     pub fn objects(&self) -> Vec<&PyObject> {
-        let mut objects = vec![&self.ctx.obj, &self.py_scanner, &self.reasoning_for];
+        let mut objects = vec![&self.ctx.obj];
         objects.extend(self.broken.iter());
         if let Some(string) = &self.string {
             objects.push(&string.index);
@@ -1102,31 +917,17 @@ impl Engine {
             .member(name)
             .cloned()
             .ok_or_else(|| PyValueError::new_err(format!("no member {name}")))?;
-        let declaration = auto.py.bind(py).getattr("declarations")?.get_item(name)?;
-        // (a copy of the reference scanner, shared and never changed, stands where
-        // the native one does, then switches)
-        let scanner = py
-            .import(intern!(py, "copy"))?
-            .call_method1(intern!(py, "copy"), (self.py_scanner.bind(py),))?;
-        let fence = match self.scanner.fence {
-            Some(f) => pystr(py, &[f])?,
-            None => PyString::new(py, ""),
-        };
-        scanner.setattr("_state", self.scanner.state as i64)?;
-        scanner.setattr("_fence", fence)?;
-        scanner.setattr("_fence_len", self.scanner.fence_len)?;
-        scanner.setattr("_prelude", self.scanner.prelude)?;
-        scanner.setattr("_absorb", self.scanner.absorb)?;
-        let reasoning = self.reasoning_for.bind(py).call1((declaration,))?;
-        let switched = scanner.call_method1("switched", (member.py.bind(py), reasoning))?;
-        let (core, text_lexicons, code_lexicons) = native_scanner(&switched)?;
-        self.scanner = core;
-        self.text_lexicons = text_lexicons;
-        self.code_lexicons = code_lexicons;
-        self.spelled = spelled_of(&switched)?;
-        self.opener_prefixes = prefixes_of(&switched.getattr("opener_prefixes")?)?;
+        let reasoning = self.reasoning.for_grammar(&member.tables);
+        let switched = self
+            .parts
+            .switched(&self.scanner, &member.tables, reasoning.as_ref())
+            .map_err(|e| start_error(py, e))?;
+        self.scanner = switched.core;
+        self.text_lexicons = switched.text_lexicons;
+        self.code_lexicons = switched.code_lexicons;
+        self.spelled = switched.spelled;
+        self.opener_prefixes = switched.opener_prefixes;
         self.markup_prefixes = member.markup_prefixes.clone();
-        self.py_scanner = switched.unbind();
         self.call_ends = gather_stops(&member.call_ends);
         self.grammar = member;
         Ok(())
@@ -1400,25 +1201,20 @@ pub fn held_str<'py>(py: Python<'py>, points: &[u32]) -> PyResult<PyObject> {
     points_str(py, points)
 }
 
-/// (tests: `_native._reference_scanner_dump`, native/src/pyscanner.rs) what
-/// the engine reads off a reference scanner as it starts ([`ScannerParts::of`]),
-/// to compare with the core's start scanner made from the grammar's data.
-#[allow(clippy::type_complexity)]
-pub(crate) fn reference_scanner_parts(
-    scanner: &Bound<'_, PyAny>,
-) -> PyResult<(
-    TextScanner,
-    Arc<TextLexicons>,
-    Arc<TextLexicons>,
-    Arc<Spelled>,
-    Prefixes,
-)> {
-    let p = ScannerParts::of(scanner)?;
-    Ok((
-        p.core,
-        p.text_lexicons,
-        p.code_lexicons,
-        p.spelled,
-        p.opener_prefixes,
-    ))
+/// A start scanner the grammar, tools and reasoning make none of, as the
+/// reference raises it (`InvalidOptionError` for the reasoning, else ValueError).
+fn start_error(py: Python<'_>, e: StartError) -> PyErr {
+    match e {
+        StartError::Openers(why) => PyValueError::new_err(why),
+        StartError::Reasoning(why) => {
+            let class = py
+                .import(intern!(py, "toolparse.errors"))
+                .and_then(|m| m.getattr(intern!(py, "InvalidOptionError")))
+                .and_then(|c| Ok(c.downcast_into::<pyo3::types::PyType>()?));
+            match class {
+                Ok(class) => PyErr::from_type(class, why),
+                Err(err) => err,
+            }
+        }
+    }
 }

@@ -10,7 +10,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError};
+use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
@@ -19,6 +19,8 @@ use pyo3::{PyTraverseError, PyVisit};
 
 use crate::engine::{Engine, Options, ReasoningCalls};
 use crate::held::Held;
+use toolparse_core::grammar::Reasoning;
+use toolparse_core::start_scanner::ReasoningOption;
 
 const FINISHED: &str = "feed() called after close(): this parser is finished";
 const CLOSED_TWICE: &str = "close() called twice: this parser is already closed";
@@ -144,17 +146,21 @@ impl Core {
     }
 
     /// `Engine.__init__`'s native half: the engine of the compiled grammar
-    /// `grammar`, the call context `ctx`, the reference text scanner
-    /// `scanner` built for them, and the options.
-    #[pyo3(signature = (grammar, ctx, scanner, reasoning_for, *, errors_as_text, max_call_chars, collapse, unknown_on_error, lanes, reasoning_calls, thought))]
+    /// `grammar`, the call context `ctx`, the declared tools' names, the
+    /// reasoning chosen, the reasoning option as given (`grammar="auto"`:
+    /// each member's reasoning is what it means for the member), a forced
+    /// answer that begins where the scanner says, and the options.
+    #[pyo3(signature = (grammar, ctx, tool_names, reasoning, reasoning_option, answer, *, errors_as_text, max_call_chars, collapse, unknown_on_error, lanes, reasoning_calls, thought))]
     #[allow(clippy::too_many_arguments)]
     fn _native_start(
         &self,
         py: Python<'_>,
         grammar: &Bound<'_, PyAny>,
         ctx: &Bound<'_, PyAny>,
-        scanner: &Bound<'_, PyAny>,
-        reasoning_for: PyObject,
+        tool_names: Option<Vec<String>>,
+        reasoning: &Bound<'_, PyAny>,
+        reasoning_option: &Bound<'_, PyAny>,
+        answer: bool,
         errors_as_text: bool,
         max_call_chars: i64,
         collapse: bool,
@@ -176,8 +182,20 @@ impl Core {
             lanes,
             reasoning_calls,
         };
+        let option = reasoning_option_of(reasoning_option)?;
+        let reasoning = reasoning_of(reasoning)?;
         let engine = catch_unwind(AssertUnwindSafe(|| {
-            Engine::new(py, grammar, ctx, scanner, reasoning_for, opts, thought)
+            Engine::new(
+                py,
+                grammar,
+                ctx,
+                tool_names.as_deref(),
+                reasoning.as_ref(),
+                option,
+                answer,
+                opts,
+                thought,
+            )
         }))
         .unwrap_or_else(|p| Err(panicked(p)))?;
         self.engine.set(py, Some(engine))
@@ -403,4 +421,29 @@ pub fn _record_reads(reads: Option<PyObject>) {
 #[pyfunction]
 pub fn _plans_worked_out() -> usize {
     toolparse_core::rust_calls::PLANS_WORKED_OUT.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A reasoning declaration (`toolparse.engine.declare.Reasoning`, checked
+/// when it was made) as the core's, or None.
+fn reasoning_of(obj: &Bound<'_, PyAny>) -> PyResult<Option<Reasoning>> {
+    if obj.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(Reasoning {
+        open: obj.getattr("open")?.extract()?,
+        close: obj.getattr("close")?.extract()?,
+        starts_open: obj.getattr("starts_open")?.extract()?,
+        anywhere: obj.getattr("anywhere")?.extract()?,
+        markup: obj.getattr("markup")?.extract()?,
+        ended_by: obj.getattr("ended_by")?.extract()?,
+    }))
+}
+
+/// The `reasoning` option as given (a name, a declaration or None; the
+/// parser checked it).
+fn reasoning_option_of(obj: &Bound<'_, PyAny>) -> PyResult<ReasoningOption> {
+    if let Ok(name) = obj.extract::<String>() {
+        return ReasoningOption::named(&name).map_err(PyValueError::new_err);
+    }
+    Ok(ReasoningOption::Given(reasoning_of(obj)?))
 }

@@ -3,9 +3,8 @@
 //! each shown as one canonical text, which tests/test_start_scanner.py
 //! compares for every grammar, tool list, reasoning option and forced answer,
 //! and for `grammar="auto"`'s switch to each member. The reference scanner is
-//! read here ([`python_parts`], by the attributes of its `__slots__`), and,
-//! while the engine still reads its own start scanner off it, also as the
-//! engine does (`engine::reference_scanner_parts`): the three agree.
+//! read here ([`python_parts`], by the attributes of its `__slots__`); the
+//! engine makes its own from the data (`start_scanner`).
 
 use std::fmt::Write;
 use std::sync::{Arc, Mutex};
@@ -14,7 +13,6 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::engine::reference_scanner_parts;
 use crate::lexicon::{Lexicon, TagTerm};
 use crate::prefixes::PrefixSet;
 use crate::scan::{Literals, Pairs, StopSet};
@@ -340,24 +338,9 @@ fn _python_scanner_dump(scanner: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(parts_dump(&python_parts(scanner)?))
 }
 
-/// What the engine reads off the reference scanner `scanner` today, in the
-/// same canonical text (goes with the engine's own reading).
-#[pyfunction]
-fn _reference_scanner_dump(scanner: &Bound<'_, PyAny>) -> PyResult<String> {
-    let (core, text, code, spelled, prefixes) = reference_scanner_parts(scanner)?;
-    Ok(dump(
-        &core,
-        (&text.stops, text.plain.as_ref(), text.pairs.as_deref()),
-        (&code.stops, code.plain.as_ref(), code.pairs.as_deref()),
-        &spelled,
-        &prefixes,
-    ))
-}
-
 /// (the module's functions, for lib.rs)
 pub fn add_functions(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_start_scanner_dump, m)?)?;
     m.add_function(wrap_pyfunction!(_switched_scanner_dump, m)?)?;
-    m.add_function(wrap_pyfunction!(_python_scanner_dump, m)?)?;
-    m.add_function(wrap_pyfunction!(_reference_scanner_dump, m)?)
+    m.add_function(wrap_pyfunction!(_python_scanner_dump, m)?)
 }

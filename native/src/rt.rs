@@ -339,6 +339,8 @@ pub struct GrammarRt {
     pub blocks: Vec<Arc<BlockRt>>,
     /// The Python `CompiledGrammar` (kept: the caches are by its identity).
     pub py: PyObject,
+    /// Its data (the start scanner is made of it, and kept by its identity).
+    pub tables: Arc<Tables>,
 }
 
 impl GrammarRt {
@@ -435,7 +437,7 @@ fn auto_rt(
         let py_member = py_members.get_item(name)?;
         let member = match cached(&py_member) {
             Some(found) => found,
-            None => build(&py_member, Tables::clone(member))?,
+            None => build(&py_member, member.clone())?,
         };
         members.push((name.clone(), member));
     }
@@ -488,7 +490,7 @@ fn auto_rt(
 pub fn grammar_of(compiled: &Bound<'_, PyAny>) -> PyResult<Arc<GrammarRt>> {
     match cached(compiled) {
         Some(found) => Ok(found),
-        None => build(compiled, tables::read(compiled)?),
+        None => build(compiled, Arc::new(tables::read(compiled)?)),
     }
 }
 
@@ -498,7 +500,7 @@ fn cached(compiled: &Bound<'_, PyAny>) -> Option<Arc<GrammarRt>> {
 }
 
 /// The runtime tables of `compiled`, of its data `tables`, kept in the registry.
-fn build(compiled: &Bound<'_, PyAny>, tables: Tables) -> PyResult<Arc<GrammarRt>> {
+fn build(compiled: &Bound<'_, PyAny>, tables: Arc<Tables>) -> PyResult<Arc<GrammarRt>> {
     let id = compiled.as_ptr() as usize;
     let (auto, blocks) = match &tables.auto {
         None => (
@@ -525,7 +527,7 @@ fn build(compiled: &Bound<'_, PyAny>, tables: Tables) -> PyResult<Arc<GrammarRt>
         .map(|spec| opener_rt(spec, &blocks))
         .transpose()?;
     let read = Arc::new(GrammarRt {
-        name: tables.name,
+        name: tables.name.clone(),
         opener_steps,
         start,
         start_openers: tables.start_openers.as_deref().map(lexicon_terminals),
@@ -536,6 +538,7 @@ fn build(compiled: &Bound<'_, PyAny>, tables: Tables) -> PyResult<Arc<GrammarRt>
         auto,
         blocks,
         py: compiled.clone().unbind(),
+        tables,
     });
     with_registry(|r| {
         if r.grammars.len() >= MAX_GRAMMARS {

@@ -21,7 +21,7 @@ from toolparse.coercion.coerce import Issue
 from toolparse.coercion.inline import SchemaTyper as ReferenceTyper
 from toolparse.engine.calls import CallContext, OpenString, Outcome
 from toolparse.engine.compile import CompiledGrammar
-from toolparse.engine.declare import Grammar, Reasoning, TermLike
+from toolparse.engine.declare import Reasoning, TermLike
 from toolparse.engine.lexicon import Hit, TagContext
 from toolparse.engine.lexicon import Lexicon as ReferenceLexicon
 from toolparse.engine.text import TextScanner as ReferenceScanner
@@ -64,7 +64,6 @@ __all__ = [
     "_plans_worked_out",
     "_python_scanner_dump",
     "_record_reads",
-    "_reference_scanner_dump",
     "_repr",
     "_start_scanner_dump",
     "_switched_scanner_dump",
@@ -98,8 +97,10 @@ class Core:
         self,
         grammar: CompiledGrammar,
         ctx: CallContext,
-        scanner: ReferenceScanner,
-        reasoning_for: Callable[[Grammar], Reasoning | None],
+        tool_names: tuple[str, ...] | None,
+        reasoning: Reasoning | None,
+        reasoning_option: str | Reasoning | None,
+        answer: bool,
         *,
         errors_as_text: bool,
         max_call_chars: int,
@@ -489,9 +490,6 @@ def _switched_scanner_dump(
 
 def _python_scanner_dump(scanner: ReferenceScanner) -> str:
     """The reference scanner ``scanner``, read by its slots, in the same text."""
-
-def _reference_scanner_dump(scanner: ReferenceScanner) -> str:
-    """What the engine reads off the reference scanner ``scanner``, in the same text."""
 
 # -- the grammar tables ----------------------------------------------------------------------
 

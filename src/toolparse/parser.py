@@ -253,6 +253,7 @@ class StreamParser(Engine, metaclass=_Prototyped):
             lanes=lanes,
             reasoning_calls=check_reasoning_calls(reasoning_calls),
             reasoning_for=functools.partial(reasoning_for, option=reasoning) if declaration is AUTO else None,
+            reasoning_option=reasoning,
             engine=engine,
         )
 

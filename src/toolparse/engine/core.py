@@ -38,7 +38,7 @@ from toolparse.engine.declare import Grammar, Reasoning
 from toolparse.engine.lexicon import Hit
 from toolparse.engine.machine import Machine
 from toolparse.engine.native import concrete, use_native
-from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner, shared_scanner
+from toolparse.engine.text import ANSWER, MARKUP, REASONING_CLOSE, REASONING_OPEN, TextScanner
 from toolparse.engine.thought import WINDOW as THOUGHT_WINDOW
 from toolparse.engine.thought import ThoughtReader, own_context
 from toolparse.errors import InternalParserError, StreamClosedError, ToolparseError
@@ -137,12 +137,15 @@ class Engine:
         lanes: bool = True,
         reasoning_calls: str = "report",
         reasoning_for: Callable[[Grammar], Reasoning | None] | None = None,
+        reasoning_option: str | Reasoning | None = None,
         engine: str | None = None,
     ) -> None:
         """``engine``: ``"native"``, ``"python"`` or None (the default: see
         :func:`toolparse.engine.native.use_native`); chosen by ``__new__``.
         ``lanes``: the native core's short paths (False: it reads every delta
-        through its full path); the reference has none, and ignores it."""
+        through its full path); the reference has none, and ignores it.
+        ``reasoning_option``: (``grammar="auto"``) the option ``reasoning_for``
+        resolves, as given: the native core resolves each member's from it."""
         self._grammar = grammar
         # (grammar="auto") the reasoning of the grammar decided, by its declaration
         self._reasoning_for = reasoning_for or (lambda _: reasoning)
@@ -159,8 +162,10 @@ class Engine:
             cast("NativeCore", self)._native_start(
                 grammar,
                 ctx,
-                shared_scanner(grammar, ctx.tool_names, reasoning, answer_later),
-                self._reasoning_for,
+                ctx.tool_names,
+                reasoning,
+                reasoning_option,
+                answer_later,
                 errors_as_text=errors_as_text,
                 max_call_chars=max_call_chars,
                 collapse=collapse,
