@@ -543,7 +543,7 @@ impl PyMemberCall {
                 self.error(py, end, reason, py_of(py, &problem)?.as_any())
             }
             Ending::Unknown(arguments) => {
-                let arguments = arguments_of(py, arguments)?;
+                let arguments = crate::ctx::arguments_of(py, arguments)?;
                 let name = py_of(py, &self.core.name)?;
                 let message = format!("no tool named {} was declared", name.repr()?);
                 fields.set_item("reason", refs.unknown_tool.bind(py))?;
@@ -552,7 +552,7 @@ impl PyMemberCall {
                 refs.outcome.bind(py).call((end, name), Some(&fields))
             }
             Ending::Call(arguments) => {
-                let arguments = arguments_of(py, arguments)?;
+                let arguments = crate::ctx::arguments_of(py, arguments)?;
                 fields.set_item("issues", self.extra_issues(py)?)?;
                 let outcome = self.new_outcome(py, end, arguments, &fields)?;
                 let tools = self.ctx.bind(py).getattr(intern!(py, "tools"))?;
@@ -622,9 +622,4 @@ impl CallArgs {
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.call)
     }
-}
-
-/// `json.loads` of a call's arguments' text.
-fn arguments_of(py: Python<'_>, text: Option<Vec<u8>>) -> PyResult<Option<PyObject>> {
-    text.map(|text| crate::ctx::loads(py, &text)).transpose()
 }

@@ -580,6 +580,11 @@ pub fn loads(py: Python<'_>, text: &[u8]) -> PyResult<PyObject> {
         .unbind())
 }
 
+/// `json.loads` of a call's arguments' text (None: no arguments).
+pub fn arguments_of(py: Python<'_>, text: Option<Vec<u8>>) -> PyResult<Option<PyObject>> {
+    text.map(|text| loads(py, &text)).transpose()
+}
+
 /// `f"argument {key!r} is not a literal: {exc}"`, the problem a member the
 /// converter refused makes (`message` generalized UTF-8).
 fn literal_problem(key: &[u8], message: &[u8]) -> Vec<u8> {

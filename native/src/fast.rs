@@ -304,6 +304,35 @@ macro_rules! each_width {
     };
 }
 
+/// [`Engine::takes`] for a lane with no pattern (the text and string lanes):
+/// its stops and its unprintable rule.
+#[inline(always)] // (the lanes' hot path: see Engine::feed)
+fn takes_plain(lane: &Lane, delta: Name<'_>) -> bool {
+    debug_assert!(lane.pattern.is_none());
+    if let Name::U8(bytes) = delta {
+        // (the text lane: what `still_plain` would take as it stands, a stop
+        // that begins no literal passed over)
+        if lane.latin1.takes(bytes)
+            || lane
+                .pairs
+                .as_ref()
+                .is_some_and(|p| p.takes(bytes, &lane.latin1))
+        {
+            return true;
+        }
+        // (the bitmap is exact but for the non-ASCII characters a string lane
+        // asks `isprintable` about: those are looked at below)
+        if lane.unprintable != Unprintable::Any || bytes.is_ascii() {
+            return false;
+        }
+    }
+    each_width!(delta, units => match look(units, &lane.stops, lane.unprintable) {
+        Look::Stops => false,
+        Look::AskPython => all_printable(units),
+        _ => true,
+    })
+}
+
 /// What became of a delta offered to the lane.
 pub enum Taken {
     /// The lane took it (its events are out).
@@ -331,16 +360,42 @@ impl Engine {
         delta: &Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyList>> {
         let units = crate::units(delta);
+        let n = units.len() as i64;
+        // (whether the armed lane's first look refused the delta already)
+        let mut refused = false;
         if let Some(lane) = self.lane.as_ref() {
-            // (prose the text lane takes: the fed str itself, alone, with no sink
-            // to set up; most deltas of most outputs come this way)
-            if lane.kind == LaneKind::Text && lane.held.is_none() && self.takes(lane, units) {
-                self.offset += units.len() as i64;
-                return events::alone(py, events::text_event(py, delta.as_any())?);
+            // The two lanes most deltas of most outputs take, their one event the
+            // fed str itself, alone, with no sink to set up: prose, and a JSON
+            // string's plain text (each the sink's `Text::Input` on the path below).
+            match lane.kind {
+                LaneKind::Text if lane.held.is_none() => {
+                    if takes_plain(lane, units) {
+                        self.offset += n;
+                        return events::alone(py, events::text_event(py, delta.as_any())?);
+                    }
+                    refused = true;
+                }
+                LaneKind::String if !self.string.as_ref().is_some_and(|s| s.value) => {
+                    if !takes_plain(lane, units) {
+                        refused = true;
+                    } else if n <= lane.room {
+                        if let Some(lane) = self.lane.as_mut() {
+                            lane.room -= n;
+                        }
+                        self.append_as_is(units);
+                        let Some(string) = self.string.as_ref() else {
+                            return Ok(PyList::empty(py));
+                        };
+                        let (index, id) = (string.index.bind(py), string.id.bind(py));
+                        let event = events::call_delta_event(py, index, id, delta.as_any())?;
+                        return events::alone(py, event);
+                    }
+                }
+                _ => {}
             }
         }
         let mut out = Out::new(py, Some(delta.clone()), self.opts.collapse);
-        self.feed_units(py, units, &mut out)?;
+        self.feed_units(py, units, refused, &mut out)?;
         out.finish()
     }
 
@@ -350,9 +405,10 @@ impl Engine {
         &mut self,
         py: Python<'py>,
         units: Name<'_>,
+        refused: bool,
         out: &mut Out<'py>,
     ) -> PyResult<()> {
-        match self.through_lane(py, units, out)? {
+        match self.through_lane(py, units, refused, out)? {
             Taken::Done => Ok(()),
             Taken::Read(after_lane) => match units {
                 Name::U8(units) => self.read_into(py, units, after_lane, out),
@@ -365,35 +421,13 @@ impl Engine {
     /// Whether the armed lane takes `delta` as it stands (its stops, its
     /// unprintable rule, its pattern).
     fn takes(&self, lane: &Lane, delta: Name<'_>) -> bool {
-        let call_ends = &self.call_ends;
-        if lane.pattern.is_none() {
-            if let Name::U8(bytes) = delta {
-                // (the text lane: what `still_plain` would take as it stands, a
-                // stop that begins no literal passed over)
-                if lane.latin1.takes(bytes)
-                    || lane
-                        .pairs
-                        .as_ref()
-                        .is_some_and(|p| p.takes(bytes, &lane.latin1))
-                {
-                    return true;
-                }
-                // (the bitmap is exact but for the non-ASCII characters a string
-                // lane asks `isprintable` about: those are looked at below)
-                if lane.unprintable != Unprintable::Any || bytes.is_ascii() {
-                    return false;
-                }
-            }
-        }
-        each_width!(delta, units => {
-            match look(units, &lane.stops, lane.unprintable) {
-                Look::Stops => false,
-                Look::AskPython if !all_printable(units) => false,
-                _ => lane
-                    .pattern
-                    .as_ref()
-                    .is_none_or(|p| !pattern_found(units, p, call_ends)),
-            }
+        let Some(pattern) = &lane.pattern else {
+            return takes_plain(lane, delta);
+        };
+        each_width!(delta, units => match look(units, &lane.stops, lane.unprintable) {
+            Look::Stops => false,
+            Look::AskPython if !all_printable(units) => false,
+            _ => !pattern_found(units, pattern, &self.call_ends),
         })
     }
 
@@ -402,6 +436,7 @@ impl Engine {
         &mut self,
         py: Python<'py>,
         delta: Name<'_>,
+        refused: bool,
         out: &mut Out<'py>,
     ) -> PyResult<Taken> {
         let Some(lane) = self.lane.as_ref() else {
@@ -409,7 +444,7 @@ impl Engine {
         };
         let kind = lane.kind;
         let n = delta.len() as i64;
-        if self.takes(lane, delta) {
+        if !refused && self.takes(lane, delta) {
             if kind == LaneKind::Text {
                 if let Some(held) = lane.held {
                     return Ok(match self.after_held(py, delta, held, out)? {
@@ -630,7 +665,7 @@ impl Engine {
             return Ok(false);
         }
         self.lane = self.text_lane();
-        self.feed_units(py, delta, out)?;
+        self.feed_units(py, delta, false, out)?;
         Ok(true)
     }
 
@@ -922,6 +957,7 @@ impl Engine {
     }
 
     /// The `ToolCallDelta` of the string that streams.
+    #[inline(always)] // (the string lane's path: see Engine::feed)
     fn string_delta(&self, piece: Text<'_>, out: &mut Out<'_>) -> PyResult<()> {
         let Some(string) = self.string.as_ref() else {
             return Ok(());
@@ -933,6 +969,7 @@ impl Engine {
     /// A delta that is its own JSON (a JSON string's plain text, or a value's
     /// with nothing to escape): into the raw text and the arguments as it is
     /// (`text`: where the delta is, for the event).
+    #[inline(always)] // (the string lane's path: see Engine::feed)
     fn streamed_as_is(
         &mut self,
         _py: Python<'_>,
@@ -940,6 +977,13 @@ impl Engine {
         text: Text<'_>,
         out: &mut Out<'_>,
     ) -> PyResult<()> {
+        self.append_as_is(delta);
+        self.string_delta(text, out)
+    }
+
+    /// [`Engine::streamed_as_is`]'s delta into the raw text and the arguments.
+    #[inline(always)] // (the string lane's path: see Engine::feed)
+    fn append_as_is(&mut self, delta: Name<'_>) {
         let Engine {
             raw,
             machines,
@@ -955,7 +999,6 @@ impl Engine {
                 args.push_units(units);
             }
         });
-        self.string_delta(text, out)
     }
 
     /// `_to_string`: (a value) plain text inside a value that streams as a

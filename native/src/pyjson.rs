@@ -679,12 +679,12 @@ impl PyJsonCall {
                 };
                 fields.set_item("reason", refs.unknown_tool.bind(py))?;
                 fields.set_item("message", message)?;
-                fields.set_item("arguments", arguments)?;
+                fields.set_item("arguments", crate::ctx::arguments_of(py, arguments)?)?;
                 refs.outcome.bind(py).call((end, name), Some(&fields))
             }
             Ending::Call(arguments) => {
                 let (index, id) = self.index_and_id(py);
-                fields.set_item("arguments", arguments)?;
+                fields.set_item("arguments", crate::ctx::arguments_of(py, arguments)?)?;
                 fields.set_item("issues", issues)?;
                 let outcome = refs
                     .outcome

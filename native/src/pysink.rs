@@ -34,13 +34,15 @@ pub struct Out<'py> {
     delta: Option<Bound<'py, PyString>>,
     events: Events<'py>,
     collapse: bool,
-    /// A run of reasoning not written yet: its text and raw text, joined.
-    reasoning: Option<(Vec<u32>, Vec<u32>)>,
+    /// A run of reasoning not written yet: its text and raw text, joined
+    /// (boxed: most feeds have none, and the sink is made for every one).
+    reasoning: Option<Box<(Vec<u32>, Vec<u32>)>>,
 }
 
 impl<'py> Out<'py> {
     /// No events yet, of a feed of `delta` (None: of a close, or of text
     /// that is no delta).
+    #[inline(always)] // (the lanes' path: see Engine::feed)
     pub fn new(py: Python<'py>, delta: Option<Bound<'py, PyString>>, collapse: bool) -> Self {
         Out {
             py,
@@ -73,7 +75,8 @@ impl<'py> Out<'py> {
 
     /// Write the run of reasoning kept, if any.
     fn flush(&mut self) -> PyResult<()> {
-        if let Some((text, raw)) = self.reasoning.take() {
+        if let Some(run) = self.reasoning.take() {
+            let (text, raw) = *run;
             let raw = new_str(self.py, Name::U32(&raw))?;
             let text = if text.len() == raw.len()? {
                 raw.clone() // (the same characters: reasoning with no markup)
@@ -125,7 +128,7 @@ impl<'py> Out<'py> {
     /// Reasoning (`text`, shown, and `raw`, as written: its markup too),
     /// joined to the reasoning just before it.
     pub fn reasoning(&mut self, text: &[u32], raw: &[u32]) -> PyResult<()> {
-        let (t, r) = self.reasoning.get_or_insert_with(Default::default);
+        let (t, r) = &mut **self.reasoning.get_or_insert_with(Default::default);
         t.extend_from_slice(text);
         r.extend_from_slice(raw);
         Ok(())
@@ -157,6 +160,7 @@ impl<'py> Out<'py> {
     }
 
     /// A `ToolCallDelta` (none with `collapse`).
+    #[inline(always)] // (the string lane's path: see Engine::feed)
     pub fn call_delta(
         &mut self,
         index: &Bound<'py, PyAny>,

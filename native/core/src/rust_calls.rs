@@ -197,19 +197,25 @@ impl RustTools {
     /// `CallContext.member_plan(name, key, root)`: worked out once per tool
     /// and key (bounded: the keys come from the model).
     fn member_plan(&self, name: &[u8], key: &[u8], root: &Value) -> KeptPlan {
-        let entry = (name.to_vec(), key.to_vec());
         // (a plan is inserted whole or not at all: a poisoned lock holds no half-written one)
         let lock = || self.plans.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(kept) = lock().get(&entry) {
+        // (looked up by borrowed name and key: no allocation once planned)
+        if let Some(kept) = lock().by_tool.get(name).and_then(|keys| keys.get(key)) {
             return kept.clone();
         }
         let made = plan_of(root, key);
         PLANS_WORKED_OUT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut plans = lock();
-        if plans.len() >= MAX_PLANS {
-            plans.clear();
+        if plans.count >= MAX_PLANS {
+            plans.by_tool.clear();
+            plans.count = 0;
         }
-        plans.insert(entry, made.clone());
+        plans.count += 1;
+        plans
+            .by_tool
+            .entry(name.to_vec())
+            .or_default()
+            .insert(key.to_vec(), made.clone());
         made
     }
 
@@ -470,7 +476,13 @@ const MAX_PLANS: usize = 4096;
 type KeptPlan = (Option<Value>, Mode, Vec<Value>);
 
 /// Members' plans, by tool name and key.
-type MemberPlans = HashMap<(Vec<u8>, Vec<u8>), KeptPlan>;
+#[derive(Default)]
+struct MemberPlans {
+    /// By tool, then by key.
+    by_tool: HashMap<Vec<u8>, HashMap<Vec<u8>, KeptPlan>>,
+    /// Plans kept (bounded: the keys come from the model).
+    count: usize,
+}
 
 /// The calls of one stream, answered in Rust (see the module docs): the
 /// pure-Rust `CallContext` and the calls' `Host`.
