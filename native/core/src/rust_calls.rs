@@ -912,7 +912,7 @@ mod tests {
         assert_eq!(fresh.events, calls.events); // (index 0, the seed's first id)
         assert_eq!(fresh.max_depth, 8);
         let tools = fresh.tools.as_ref().unwrap();
-        assert_eq!(tools.plans.lock().unwrap().len(), 1); // (the plan worked out above)
+        assert_eq!(tools.plans.lock().unwrap().count, 1); // (the plan worked out above)
         assert!(fresh.typer_for(b"f").unwrap().is_some());
         assert!(fresh.typer_for(b"g").unwrap().is_none());
     }
