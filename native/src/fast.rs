@@ -365,8 +365,9 @@ impl Engine {
         let mut refused = false;
         if let Some(lane) = self.lane.as_ref() {
             // The two lanes most deltas of most outputs take, their one event the
-            // fed str itself, alone, with no sink to set up: prose, and a JSON
-            // string's plain text (each the sink's `Text::Input` on the path below).
+            // fed str itself, alone, with no sink to set up: prose, and a string's
+            // plain text (a JSON string's, or a value's with nothing to escape:
+            // each the sink's `Text::Input` on the path below).
             match lane.kind {
                 LaneKind::Text if lane.held.is_none() => {
                     if takes_plain(lane, units) {
@@ -375,10 +376,15 @@ impl Engine {
                     }
                     refused = true;
                 }
-                LaneKind::String if !self.string.as_ref().is_some_and(|s| s.value) => {
+                LaneKind::String => {
+                    let value = self.string.as_ref().is_some_and(|s| s.value);
                     if !takes_plain(lane, units) {
                         refused = true;
-                    } else if n <= lane.room {
+                    } else if n <= lane.room && !(value && each_width!(units, u => has_escapes(u)))
+                    {
+                        if value {
+                            self.bug(py, "value sink")?;
+                        }
                         if let Some(lane) = self.lane.as_mut() {
                             lane.room -= n;
                         }
@@ -388,6 +394,33 @@ impl Engine {
                         };
                         let (index, id) = (string.index.bind(py), string.id.bind(py));
                         let event = events::call_delta_event(py, index, id, delta.as_any())?;
+                        return events::alone(py, event);
+                    }
+                }
+                // (and the deltas a call's gather lane takes, read later: no event;
+                // reasoning that cannot close, its one event the fed str twice)
+                LaneKind::Gather => {
+                    if !self.takes(lane, units) {
+                        refused = true;
+                    } else if n <= lane.room {
+                        if let Some(lane) = self.lane.as_mut() {
+                            lane.room -= n;
+                        }
+                        let gathered = &mut self.gathered;
+                        each_width!(units, u => extend_points(gathered, u));
+                        return Ok(PyList::empty(py));
+                    }
+                }
+                LaneKind::Reasoning if self.thought.is_none() => {
+                    if !takes_plain(lane, units) {
+                        refused = true;
+                    } else if n <= lane.room {
+                        self.bug(py, "reasoning")?;
+                        if let Some(lane) = self.lane.as_mut() {
+                            lane.room -= n;
+                        }
+                        self.offset += n;
+                        let event = events::reasoning_event(py, delta, delta)?;
                         return events::alone(py, event);
                     }
                 }

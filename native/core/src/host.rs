@@ -5,8 +5,10 @@
 //!
 //! The engine is generic over the host, so each program's events are built
 //! where they are made, with no event type in between: the Python binding's
-//! sink writes `toolparse.events` objects, a Rust program's writes
-//! [`crate::parser::Event`]s. Values (arguments, schemas, issues) are the
+//! sink writes `toolparse.events` objects, a Rust program's its own
+//! events. (The engine is not generic over them yet: this is the shape the
+//! binding's `pysink::Out` and call host take next; see
+//! `docs/core-engine-plan.md`.) Values (arguments, schemas, issues) are the
 //! core's own ([`crate::coercion::Value`]) on every host.
 
 use crate::coercion::oracle::RustError;
@@ -79,7 +81,9 @@ pub struct Outcome<H: Host> {
     pub name: Option<Vec<u8>>,
     /// The call, once announced.
     pub call: Option<H::Call>,
-    pub arguments: Option<Value>,
+    /// Its arguments' JSON text (generalized UTF-8; `json.loads` of it is
+    /// the call's arguments): each sink reads it as it needs it.
+    pub arguments: Option<Vec<u8>>,
     /// None: a call.
     pub reason: Option<Reason>,
     /// Generalized UTF-8.
@@ -92,7 +96,12 @@ pub struct Outcome<H: Host> {
 
 impl<H: Host> Outcome<H> {
     /// An error with no call behind it.
-    pub fn error(end: Option<i64>, name: Option<Vec<u8>>, reason: Reason, message: Vec<u8>) -> Self {
+    pub fn error(
+        end: Option<i64>,
+        name: Option<Vec<u8>>,
+        reason: Reason,
+        message: Vec<u8>,
+    ) -> Self {
         Outcome {
             end,
             name,
@@ -146,12 +155,13 @@ pub trait Host: Sized {
         Ok(None)
     }
 
-    /// The host's check of a call to `name` whose arguments are complete.
+    /// The host's check of a call to `name` whose arguments (their JSON
+    /// text) are complete.
     fn check(
         &mut self,
         out: &mut Self::Out<'_>,
         name: &[u8],
-        arguments: Option<&Value>,
+        arguments: Option<&[u8]>,
     ) -> Result<Option<Self::Checked>, Self::Error>;
 
     /// (tests) fail at the named place, where a test planted a bug.
@@ -212,6 +222,9 @@ impl ReasoningRun {
             return None;
         }
         self.open = false;
-        Some((std::mem::take(&mut self.text), std::mem::take(&mut self.raw)))
+        Some((
+            std::mem::take(&mut self.text),
+            std::mem::take(&mut self.raw),
+        ))
     }
 }

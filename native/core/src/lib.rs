@@ -21,6 +21,7 @@ pub mod entities;
 pub mod fragment;
 pub mod fxhash;
 pub mod grammar;
+pub mod host;
 pub mod ids;
 pub mod json;
 pub mod lexicon;
