@@ -1,4 +1,4 @@
-"""The native core's lanes (``native/src/fast.rs``): each is armed where it
+"""The native core's lanes (``native/core/src/engine/lanes.rs``): each is armed where it
 should be, and changes when events come out, never which (``lanes=False``
 reads every delta through the full path). The Python reference has no lanes
 (issue 52): the native core's lanes are checked against its full path, event

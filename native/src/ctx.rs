@@ -1,34 +1,35 @@
-//! What the calls of one stream share (`toolparse.engine.calls.CallContext`),
-//! on the native engine's side, and the calls' [`Host`] over it.
+//! The Python host of the engine ([`PyHost`]): what only Python knows of a
+//! stream's calls (`toolparse.engine.calls.CallContext`: ids from a seed or
+//! a caller's factory, the next index, pydantic checks, the literals the
+//! core's reader declines), and the Python side of the stream's call context.
 //!
 //! The Python `CallContext` stays the one record of the stream's tools, ids
 //! and indices (a shadow read of unclosed reasoning, or a caller, may use
-//! it too). What the native engine asks of it often is read once and kept
-//! here: the tools' names, each tool's schema, whether a name is declared.
-//! Each tool's property names and the members' plans are kept by the
-//! identity of the tool's schema, for every parser (see [`crate::kept`]).
-//! What needs Python (a call's id, coercion of a complete value, converters,
-//! validation) is a call into it, once per call or value.
+//! it too). What the engine reads of it often is the core's
+//! [`Context`] (the tools' names, schemas and property names, and the
+//! calls' services), read once per set of tools and shared by every parser
+//! of them.
 
 use std::sync::Arc as Rc;
 
-use pyo3::exceptions::{PyKeyError, PyValueError};
+use pyo3::exceptions::{PyAssertionError, PyKeyError, PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
-use crate::calls::{Coerced, Converted, Host, Plan};
-use crate::calls_json::JsonHost;
 use crate::calls_py::{push_wide, py_of, refs, wide_of};
+use crate::engine::{start_error, Engine, Options, Start};
 use crate::events;
 use crate::fastvalue::{self, Path};
 use crate::kept::Kept;
-use crate::lexicon::{Name, Names, TagContext};
-use crate::pylexicon::name_of;
-use crate::tables::Reason;
-use toolparse_core::coercion::oracle::{RustError, RustTyper};
+use crate::pysink::Out;
+use crate::rt::{compiled_of, GrammarRt};
+use toolparse_core::coercion::oracle::RustError;
 use toolparse_core::coercion::Value;
-use toolparse_core::rust_calls::{self, RustCalls, RustTool, RustTools};
+use toolparse_core::context::{self, Context};
+use toolparse_core::host::{Bug, BugKind, Host, Outcome};
+use toolparse_core::rust_calls::{self, RustTool, RustTools};
+use toolparse_core::start_scanner::{start_scanner, ReasoningOption};
 
 /// Schemas kept at most, by the identity of the Python dict.
 const MAX_SCHEMAS: usize = 4096;
@@ -40,21 +41,14 @@ pub struct Tool {
     pub model: bool,
 }
 
-/// The declared tools.
+/// The declared tools: their Python objects, and the core's reading of them.
 pub struct Tools {
-    /// Their names, sorted (`CallContext.tool_names`), as code points.
-    pub names: Vec<Vec<u32>>,
     /// By name (generalized UTF-8).
     /// (declared names: keys the model cannot choose, see `fxhash`)
     pub by_name: crate::fxhash::FxHashMap<Vec<u8>, Tool>,
-    /// Their schemas, as the core reads them (and what is worked out of them).
-    pub core: Rc<RustTools>,
-    /// Each tool's property names, once worked out (`CallContext._property_names`).
-    property_names: std::sync::Mutex<std::collections::HashMap<Vec<u8>, PropertyNames>>,
+    /// Their names, schemas and property names, as the core reads them.
+    pub core: Rc<context::Tools>,
 }
-
-/// A tool's property names, sorted, as code points (None: any name).
-pub type PropertyNames = Option<Rc<Vec<Vec<u32>>>>;
 
 /// Each tool's parameters schema as a core value, by the identity of the
 /// Python dict: converted once, whatever the parsers made with it.
@@ -124,21 +118,9 @@ fn read_tools(tools: &Bound<'_, PyDict>, obj: &Bound<'_, PyAny>) -> PyResult<Too
             },
         );
     }
-    let mut names = Vec::new();
-    if let Some(sorted) = obj
-        .getattr(intern!(py, "tool_names"))?
-        .extract::<Option<Vec<Bound<'_, PyString>>>>()?
-    {
-        for name in sorted {
-            names.push(name_of(&name).code_points());
-        }
-    }
-    let core = Rc::new(RustTools::of(core));
     Ok(Tools {
-        names,
         by_name,
-        core,
-        property_names: Default::default(),
+        core: Rc::new(context::Tools::new(Rc::new(RustTools::of(core)))),
     })
 }
 
@@ -167,22 +149,48 @@ enum IdSource {
     Python,
 }
 
-/// The native side of a `CallContext` (see the module docs).
-pub struct Ctx {
+/// A started call, as its events name it: its index and id (the Python
+/// objects, made once and given to each of its events).
+#[derive(Clone)]
+pub struct PyCall(Rc<(PyObject, PyObject)>);
+
+impl PyCall {
+    pub fn index_object<'py>(&self, py: Python<'py>) -> &Bound<'py, PyAny> {
+        self.0 .0.bind(py)
+    }
+
+    pub fn id_object<'py>(&self, py: Python<'py>) -> &Bound<'py, PyAny> {
+        self.0 .1.bind(py)
+    }
+
+    /// Its Python objects (for the garbage collector).
+    pub fn objects(&self) -> [&PyObject; 2] {
+        [&self.0 .0, &self.0 .1]
+    }
+}
+
+/// The engine's Python host (see the module docs).
+pub struct PyHost {
     ids: IdSource,
     /// The Python `CallContext`.
     pub obj: PyObject,
-    /// What a call needs, answered by the core (coercion, plans, values).
-    pub services: RustCalls,
-    /// (shared by the parsers made from one prototype: see [`Ctx::fresh`])
-    pub tools: Option<std::sync::Arc<Tools>>,
-    pub coerce: bool,
-    pub max_depth: usize,
+    /// The declared tools (shared by the parsers of the same tools).
+    pub tools: Option<Rc<Tools>>,
+    /// The stream's `max_depth` (Python's literal reader is told it).
+    max_depth: usize,
+    /// What the kept reasoning let go, read (`_thought_reader`: a `ThoughtReader`).
+    thought_reader: Option<PyObject>,
+    /// The exception the parser is latched with.
+    pub broken: Option<PyObject>,
+    /// (tests) a bug planted at a named place: the exception it raises there
+    /// (see `Core._plant`).
+    pub planted: Option<(String, PyObject)>,
 }
 
-impl Ctx {
-    /// The native side of the Python `CallContext` `obj`.
-    pub fn new(obj: &Bound<'_, PyAny>) -> PyResult<Ctx> {
+impl PyHost {
+    /// The host of the Python `CallContext` `obj`, and the context the engine
+    /// reads of it.
+    pub fn new(obj: &Bound<'_, PyAny>) -> PyResult<(PyHost, Context)> {
         let py = obj.py();
         let tools = obj.getattr(intern!(py, "tools"))?;
         let tools = if tools.is_none() {
@@ -208,28 +216,25 @@ impl Ctx {
         };
         let coerce = obj.getattr(intern!(py, "coerce"))?.is_truthy()?;
         let max_depth = obj.getattr(intern!(py, "max_depth"))?.extract()?;
-        let services = RustCalls::new(
-            tools.as_ref().map(|t| t.core.clone()),
-            max_depth,
-            coerce,
-            None,
-        )
-        .map_err(py_error)?;
-        Ok(Ctx {
+        let context = Context::new(tools.as_ref().map(|t| t.core.clone()), max_depth, coerce)
+            .map_err(py_error)?;
+        let host = PyHost {
             ids,
             obj: obj.clone().unbind(),
-            services,
             tools,
-            coerce,
             max_depth,
-        })
+            thought_reader: None,
+            broken: None,
+            planted: None,
+        };
+        Ok((host, context))
     }
 
-    /// The context of a parser made from a prototype (`Engine::fresh_like`):
-    /// this one's tools and options, the Python context `obj` (the prototype's,
-    /// copied: `CallContext.fresh`), and ids of its own.
-    pub fn fresh(&self, obj: &Bound<'_, PyAny>) -> Ctx {
-        Ctx {
+    /// The host of a parser made from a prototype (`Engine::fresh_like`):
+    /// this one's tools, the Python context `obj` (the prototype's, copied:
+    /// `CallContext.fresh`), and ids of its own.
+    pub fn fresh(&self, obj: &Bound<'_, PyAny>) -> PyHost {
+        PyHost {
             ids: match self.ids {
                 IdSource::Native { .. } => IdSource::Native {
                     keys: std::collections::hash_map::RandomState::new(),
@@ -238,18 +243,11 @@ impl Ctx {
                 IdSource::Python => IdSource::Python,
             },
             obj: obj.clone().unbind(),
-            services: self.services.fresh(),
             tools: self.tools.clone(),
-            coerce: self.coerce,
             max_depth: self.max_depth,
-        }
-    }
-
-    /// `CallContext.is_known(name)`: with no tools declared, any name is.
-    pub fn is_known(&self, name: &[u8]) -> bool {
-        match &self.tools {
-            None => true,
-            Some(tools) => tools.by_name.contains_key(name),
+            thought_reader: None,
+            broken: None,
+            planted: None,
         }
     }
 
@@ -258,46 +256,15 @@ impl Ctx {
         self.tools.as_ref()?.by_name.get(name)
     }
 
-    /// `CallContext.schema_of(name)`.
-    pub fn schema_of(&self, name: &[u8]) -> Option<&Value> {
-        self.services.schema_of(name)
-    }
-
-    /// `CallContext.property_names_of(name)`, as code points (worked out once
-    /// per tool, for every parser of the tools).
-    pub fn property_names_of(&self, name: &[u8]) -> PropertyNames {
-        let tools = self.tools.as_ref()?;
-        let lock = || {
-            tools
-                .property_names
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-        };
-        if let Some(known) = lock().get(name) {
-            return known.clone();
-        }
-        let names = self.services.property_names_of(name).map(|names| {
-            Rc::new(
-                names
-                    .iter()
-                    .map(|name| toolparse_core::wide::chars(name).collect())
-                    .collect(),
-            )
-        });
-        // (declared names only: the model cannot grow the table)
-        if tools.by_name.contains_key(name) {
-            lock().insert(name.to_vec(), names.clone());
-        }
-        names
-    }
-
     /// `CallContext.assign()`: a new call's index and id (the caller
     /// announces it).
-    pub fn assign(&mut self, py: Python<'_>) -> PyResult<(PyObject, PyObject)> {
+    pub fn assign_py(&mut self, py: Python<'_>) -> PyResult<PyCall> {
         let IdSource::Native { keys, counter } = &mut self.ids else {
             // (a seed or the caller's factory: the Python context makes them)
             let obj = self.obj.bind(py);
-            return obj.call_method0(intern!(py, "assign"))?.extract();
+            return Ok(PyCall(Rc::new(
+                obj.call_method0(intern!(py, "assign"))?.extract()?,
+            )));
         };
         let obj = self.obj.bind(py);
         let index = obj.getattr(intern!(py, "next_index"))?;
@@ -308,11 +275,11 @@ impl Ctx {
         // (ASCII, so UTF-8: the check of 29 bytes costs nothing a call can measure)
         let id = std::str::from_utf8(&id).expect("call_id writes ASCII");
         let id = PyString::new(py, id).into_any();
-        Ok((index.unbind(), id.unbind()))
+        Ok(PyCall(Rc::new((index.unbind(), id.unbind()))))
     }
 
     /// `CallContext.next_index`: the index the next call announced gets.
-    pub fn next_index(&self, py: Python<'_>) -> PyResult<i64> {
+    pub fn next_index_py(&self, py: Python<'_>) -> PyResult<i64> {
         self.obj
             .bind(py)
             .getattr(intern!(py, "next_index"))?
@@ -320,249 +287,248 @@ impl Ctx {
     }
 }
 
-/// The names of a `Vec` of code points (sorted by the Python side).
-pub struct PointNames<'a>(pub &'a [Vec<u32>]);
-
-impl Names for PointNames<'_> {
-    fn count(&self) -> usize {
-        self.0.len()
-    }
-    fn get(&self, i: usize) -> Name<'_> {
-        Name::U32(&self.0[i])
-    }
-}
-
-/// The visible text's tag context: only the tools are known there.
-pub struct TextContext<'a> {
-    pub tools: Option<PointNames<'a>>,
-}
-
-impl TagContext for TextContext<'_> {
-    fn key(&self) -> Option<Name<'_>> {
-        None
-    }
-    fn call_name(&self) -> Option<Name<'_>> {
-        None
-    }
-    fn tool_names(&self) -> Option<&dyn Names> {
-        self.tools.as_ref().map(|t| t as &dyn Names)
-    }
-    fn property_names(&self) -> Option<&dyn Names> {
-        None
-    }
-    fn given(&self, _name: Name<'_>) -> bool {
-        false
-    }
-}
-
-impl Ctx {
-    /// The visible text's tag context.
-    pub fn text_context(&self) -> TextContext<'_> {
-        TextContext {
-            tools: self.tools.as_ref().map(|t| PointNames(&t.names)),
-        }
-    }
-}
-
-/// How a member call reads a collected member's text (`Machine._python_literal`,
-/// `Machine._fragment`, or as it is).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Convert {
-    Text,
-    Literal,
-    Fragment,
-}
-
-/// The index and id of the call being read, once started.
-pub type Ids = Option<(PyObject, PyObject)>;
-
-/// The calls' [`Host`]: the native context, the call's ids, its converter.
-pub struct CallHost<'a, 'py> {
-    pub py: Python<'py>,
-    pub ctx: &'a mut Ctx,
-    /// The events of the read in progress.
-    pub out: &'a mut crate::pysink::Out<'py>,
-    pub ids: &'a mut Ids,
-    pub convert: Convert,
-}
-
-impl CallHost<'_, '_> {
-    /// The core's answers (see [`Ctx::services`]), converting as this call does.
-    fn services(&mut self) -> &mut RustCalls {
-        self.ctx.services.convert = match self.convert {
-            Convert::Text => rust_calls::Convert::Text,
-            Convert::Literal => rust_calls::Convert::Literal,
-            Convert::Fragment => rust_calls::Convert::Fragment,
-        };
-        &mut self.ctx.services
-    }
-}
-
-impl Host for CallHost<'_, '_> {
-    type Value = Value;
-    type Error = PyErr;
-
-    fn is_known(&mut self, name: &[u8]) -> PyResult<bool> {
-        Ok(self.ctx.is_known(name))
-    }
-
-    fn start(&mut self, name: &[u8]) -> PyResult<()> {
-        let py = self.py;
-        let name = py_of(py, name)?;
-        let (index, id) = self.ctx.assign(py)?;
-        self.out.call_start(index.bind(py), id.bind(py), &name)?;
-        *self.ids = Some((index, id));
-        Ok(())
-    }
-
-    fn delta(&mut self, piece: &[u8]) -> PyResult<()> {
-        let py = self.py;
-        let Some((index, id)) = self.ids.as_ref() else {
-            return Err(PyValueError::new_err("a delta of a call not started"));
-        };
-        self.out.call_delta(
-            index.bind(py),
-            id.bind(py),
-            toolparse_core::sink::Text::Wide(piece),
-        )
-    }
-
-    fn member_plan(&mut self, name: &[u8], key: &[u8], root: &Value) -> PyResult<Plan<Value>> {
-        self.services()
-            .member_plan(name, key, root)
-            .map_err(py_error)
-    }
-
-    fn convert(&mut self, text: &str, key: &[u8]) -> PyResult<Converted<Value>> {
-        if self.convert == Convert::Literal {
-            // (what the core's reader declines, Python's reads: a `\N{...}` escape,
-            // a very long integer, deep nesting)
-            let max_depth = i64::try_from(self.ctx.max_depth).unwrap_or(i64::MAX);
-            let points: Vec<u32> = text.chars().map(u32::from).collect();
-            let mut build = rust_calls::ValueBuild;
-            match toolparse_core::pyliteral::parse_literal(&points, max_depth, &mut build) {
-                Ok(value) => return Ok(Converted::Value(value)),
-                Err(toolparse_core::pyliteral::Failure::Error(message)) => {
-                    return Ok(Converted::Invalid(literal_problem(key, message.as_bytes())));
-                }
-                Err(toolparse_core::pyliteral::Failure::Decline) => {
-                    return self.python_literal(text, key);
-                }
+/// An internal inconsistency, as the Python exception the reference raises.
+pub fn py_bug(bug: Bug) -> PyErr {
+    match bug.kind {
+        BugKind::Value => PyValueError::new_err(bug.what),
+        BugKind::Assertion => PyAssertionError::new_err(bug.what),
+        BugKind::Runtime => PyRuntimeError::new_err(bug.what),
+        BugKind::Option => Python::with_gil(|py| {
+            let class = py
+                .import(intern!(py, "toolparse.errors"))
+                .and_then(|m| m.getattr(intern!(py, "InvalidOptionError")))
+                .and_then(|c| Ok(c.downcast_into::<pyo3::types::PyType>()?));
+            match class {
+                Ok(class) => PyErr::from_type(class, bug.what),
+                Err(err) => err,
             }
-        }
-        self.services().convert(text, key).map_err(py_error)
-    }
-
-    fn coerce_at(
-        &mut self,
-        value: Value,
-        schema: Option<&Value>,
-        root: Option<&Value>,
-        key: &[u8],
-    ) -> PyResult<Coerced<Value>> {
-        self.services()
-            .coerce_at(value, schema, root, key)
-            .map_err(py_error)
-    }
-
-    fn list(&mut self, values: Vec<Value>) -> PyResult<Value> {
-        Ok(Value::array(values))
-    }
-
-    fn canonical_json(&mut self, value: &Value, out: &mut Vec<u8>) -> PyResult<()> {
-        out.extend_from_slice(&value.canonical_json());
-        Ok(())
-    }
-
-    fn coerce_json(&mut self, text: &str, out: &mut Vec<u8>) -> PyResult<()> {
-        self.services().coerce_json(text, out).map_err(py_error)
-    }
-
-    fn key_error(&mut self, key: &[u8]) -> PyErr {
-        match py_of(self.py, key) {
-            Ok(key) => PyKeyError::new_err(key.unbind()),
-            Err(err) => err,
-        }
-    }
-
-    fn none(&mut self) -> Value {
-        Value::Null
-    }
-
-    fn sole_string_of(&mut self, root: Option<&Value>) -> PyResult<Option<Value>> {
-        self.services().sole_string_of(root).map_err(py_error)
+        }),
     }
 }
 
-impl CallHost<'_, '_> {
-    /// A Python literal the core's reader declines, read by Python's
-    /// (`parse_literal`), its value as the core's.
-    fn python_literal(&mut self, text: &str, key: &[u8]) -> PyResult<Converted<Value>> {
-        let py = self.py;
+impl Host for PyHost {
+    type Call = PyCall;
+    /// A pydantic model's validation: `(parsed, validation_error)`.
+    type Checked = (PyObject, PyObject);
+    type Error = PyErr;
+    type Out<'o> = Out<'o>;
+
+    fn bug(bug: Bug) -> PyErr {
+        py_bug(bug)
+    }
+
+    fn core_error(err: RustError) -> PyErr {
+        py_error(err)
+    }
+
+    fn assign(&mut self, out: &mut Out<'_>) -> PyResult<PyCall> {
+        self.assign_py(out.py)
+    }
+
+    fn next_index(&self, out: &mut Out<'_>) -> PyResult<i64> {
+        self.next_index_py(out.py)
+    }
+
+    fn literal(
+        &mut self,
+        out: &mut Out<'_>,
+        text: &str,
+        max_depth: usize,
+    ) -> PyResult<Option<Result<Value, Vec<u8>>>> {
+        // (Python's reader, which the reference uses: `parse_literal`)
+        let py = out.py;
         let kwargs = PyDict::new(py);
-        kwargs.set_item(intern!(py, "max_depth"), self.ctx.max_depth)?;
+        kwargs.set_item(intern!(py, "max_depth"), max_depth)?;
         match converters(py)?.0.bind(py).call((text,), Some(&kwargs)) {
-            Ok(value) => Ok(Converted::Value(crate::pycoerce::to_core(&value)?)),
+            Ok(value) => Ok(Some(Ok(crate::pycoerce::to_core(&value)?))),
             Err(err) if err.is_instance_of::<PyValueError>(py) => {
                 let mut message = Vec::new();
                 push_wide(&mut message, &err.value(py).str()?);
-                Ok(Converted::Invalid(literal_problem(key, &message)))
+                Ok(Some(Err(message)))
             }
             Err(err) => Err(err),
         }
     }
-}
 
-/// The core's inline coercer, failing as Python does.
-pub struct Typer(pub RustTyper);
-
-impl toolparse_core::typing::ValueTyper for Typer {
-    type Error = PyErr;
-
-    fn begin_value(&mut self, first: u32) -> PyResult<bool> {
-        self.0.begin_value(first).map_err(py_error)
-    }
-    fn key(&mut self, key: &[u8]) -> PyResult<bool> {
-        self.0.key(key).map_err(py_error)
-    }
-    fn array_item(&mut self) -> PyResult<()> {
-        self.0.array_item().map_err(py_error)
-    }
-    fn end_container(&mut self) -> PyResult<()> {
-        self.0.end_container().map_err(py_error)
-    }
-    fn finish_buffered(&mut self, canonical: &[u8], out: &mut Vec<u8>) -> PyResult<()> {
-        self.0.finish_buffered(canonical, out).map_err(py_error)
-    }
-}
-
-impl JsonHost for CallHost<'_, '_> {
-    type Typer = Typer;
-
-    fn typer_for(&mut self, name: &[u8]) -> PyResult<Option<Typer>> {
-        Ok(self
-            .services()
-            .typer_for(name)
-            .map_err(py_error)?
-            .map(Typer))
-    }
-
-    fn coerce_held(
+    fn check(
         &mut self,
+        out: &mut Out<'_>,
         name: &[u8],
-        held: &[u8],
-        out: &mut Vec<u8>,
-    ) -> PyResult<Option<Value>> {
-        self.services()
-            .coerce_held(name, held, out)
-            .map_err(py_error)
+        arguments: Option<&[u8]>,
+    ) -> PyResult<Option<(PyObject, PyObject)>> {
+        let py = out.py;
+        let Some(tool) = self.tool(name).filter(|tool| tool.model) else {
+            return Ok(None);
+        };
+        let arguments = match arguments {
+            Some(arguments) => loads(py, arguments)?,
+            None => py.None(),
+        };
+        let validated = tool.obj.bind(py).call_method1("validate", (arguments,))?;
+        Ok(Some(validated.extract()?))
     }
 
-    fn issues(&mut self, typer: Option<&Typer>, extra: Option<&Value>) -> PyResult<Value> {
-        self.services()
-            .issues(typer.map(|t| &t.0), extra)
-            .map_err(py_error)
+    fn planted(&self, out: &mut Out<'_>, place: &str) -> PyResult<()> {
+        match &self.planted {
+            Some((at, exc)) if at == place => Err(PyErr::from_value(exc.bind(out.py).clone())),
+            Some((at, _)) if at == "panic" && place == "read" => {
+                panic!("a panic planted by a test")
+            }
+            _ => Ok(()),
+        }
     }
+
+    fn record_read(&self, out: &mut Out<'_>, text: &[u32]) -> PyResult<()> {
+        recorded(out.py, text)
+    }
+
+    fn thought_read(
+        &mut self,
+        out: &mut Out<'_>,
+        grammar: &GrammarRt,
+        head: &[u32],
+        max_call_chars: i64,
+    ) -> PyResult<()> {
+        // (the reference's own reader, on a shadow engine of its own)
+        let py = out.py;
+        let reader = self.thought_reader.take();
+        let reader = py
+            .import("toolparse.engine.core")?
+            .getattr("thought_read")?
+            .call1((
+                reader,
+                compiled_of(py, grammar)?,
+                self.obj.bind(py),
+                max_call_chars,
+                "native",
+                pystr(py, head)?,
+            ))?;
+        self.thought_reader = Some(reader.unbind());
+        Ok(())
+    }
+
+    fn thought_reset(&mut self) {
+        self.thought_reader = None;
+    }
+
+    fn shadow_calls(
+        &mut self,
+        out: &mut Out<'_>,
+        grammar: &GrammarRt,
+        thought: &[u32],
+        max_call_chars: i64,
+        salvage: bool,
+        offset: i64,
+    ) -> PyResult<()> {
+        let py = out.py;
+        let reader = self.thought_reader.take();
+        let found = py
+            .import("toolparse.engine.core")?
+            .getattr("shadow_calls")?
+            .call1((
+                compiled_of(py, grammar)?,
+                self.obj.bind(py),
+                max_call_chars,
+                "native",
+                pystr(py, thought)?,
+                salvage,
+                offset,
+                reader,
+            ))?;
+        out.extend(&found)
+    }
+}
+
+/// (tests) A Python list that every read's text is appended to (see
+/// `_native._record_reads`): the reference's tests count reads by patching
+/// `Engine._run`, which the native engine never calls.
+static READS: std::sync::Mutex<Option<PyObject>> = std::sync::Mutex::new(None);
+static RECORDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Record every read's text in `reads` (None: stop).
+pub fn record_reads(reads: Option<PyObject>) {
+    RECORDING.store(reads.is_some(), std::sync::atomic::Ordering::Relaxed);
+    let old = std::mem::replace(&mut *READS.lock().unwrap_or_else(|e| e.into_inner()), reads);
+    drop(old);
+}
+
+fn recorded(py: Python<'_>, text: &[u32]) -> PyResult<()> {
+    if !RECORDING.load(std::sync::atomic::Ordering::Relaxed) {
+        return Ok(());
+    }
+    let reads = READS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .map(|r| r.clone_ref(py));
+    if let Some(reads) = reads {
+        reads.bind(py).call_method1("append", (pystr(py, text)?,))?;
+    }
+    Ok(())
+}
+
+/// A Python `str` of code points.
+pub fn pystr<'py>(py: Python<'py>, points: &[u32]) -> PyResult<Bound<'py, PyString>> {
+    crate::pylexicon::new_str(py, crate::lexicon::Name::U32(points))
+}
+
+/// The engine of a Python `Engine`'s parts (see `Engine.__init__`: the
+/// compiled grammar, the call context, the declared tools, the reasoning
+/// chosen, the reasoning option (`grammar="auto"`: each member's is what it
+/// means for that member), a forced answer that begins where the scanner
+/// says, the options, whether calls in unclosed reasoning are looked for).
+#[allow(clippy::too_many_arguments)]
+pub fn engine_of(
+    py: Python<'_>,
+    compiled: &Bound<'_, PyAny>,
+    ctx: &Bound<'_, PyAny>,
+    tools: Option<&[String]>,
+    reasoning: Option<&toolparse_core::grammar::Reasoning>,
+    option: ReasoningOption,
+    answer: bool,
+    opts: Options,
+    thought: bool,
+) -> PyResult<Engine<PyHost>> {
+    let grammar = crate::rt::grammar_of(compiled)?;
+    let parts =
+        start_scanner(&grammar.tables, tools, reasoning, answer).map_err(start_error::<PyHost>)?;
+    let start = Start {
+        grammar,
+        parts,
+        reasoning: option,
+        opts,
+        thought,
+    };
+    let (host, context) = PyHost::new(ctx)?;
+    let mut out = Out::new(py, None, opts.collapse);
+    Engine::new(start, host, context, &mut out)
+}
+
+/// A new engine as the prototype `engine` was when it started, with the
+/// Python context `ctx` (see `toolparse.parser`'s prototypes).
+pub fn fresh_engine(
+    py: Python<'_>,
+    engine: &Engine<PyHost>,
+    ctx: &Bound<'_, PyAny>,
+) -> PyResult<Engine<PyHost>> {
+    let start = engine
+        .start()
+        .filter(|_| engine.host.broken.is_none())
+        .ok_or_else(|| PyRuntimeError::new_err("a prototype parser was fed"))?;
+    let mut out = Out::new(py, None, start.opts.collapse);
+    Engine::new(start, engine.host.fresh(ctx), engine.ctx.fresh(), &mut out)
+}
+
+/// The Python objects an engine holds (for the garbage collector).
+pub fn objects_of(engine: &Engine<PyHost>) -> Vec<&PyObject> {
+    let host = &engine.host;
+    let mut objects = vec![&host.obj];
+    objects.extend(host.broken.iter());
+    objects.extend(host.thought_reader.iter());
+    if let Some(string) = &engine.string {
+        objects.extend(string.call.objects());
+    }
+    objects
 }
 
 /// `json.loads(text)` (`text` generalized UTF-8): natively where
@@ -585,17 +551,6 @@ pub fn arguments_of(py: Python<'_>, text: Option<Vec<u8>>) -> PyResult<Option<Py
     text.map(|text| loads(py, &text)).transpose()
 }
 
-/// `f"argument {key!r} is not a literal: {exc}"`, the problem a member the
-/// converter refused makes (`message` generalized UTF-8).
-fn literal_problem(key: &[u8], message: &[u8]) -> Vec<u8> {
-    let mut problem = b"argument ".to_vec();
-    let key: Vec<u32> = toolparse_core::wide::chars(key).collect();
-    problem.extend_from_slice(toolparse_core::pyliteral::repr(&key).as_bytes());
-    problem.extend_from_slice(b" is not a literal: ");
-    problem.extend_from_slice(message);
-    problem
-}
-
 /// `(parse_literal, fragment_value)`.
 fn converters(py: Python<'_>) -> PyResult<&(PyObject, PyObject)> {
     static CONVERTERS: pyo3::sync::GILOnceCell<(PyObject, PyObject)> =
@@ -612,137 +567,82 @@ fn converters(py: Python<'_>) -> PyResult<&(PyObject, PyObject)> {
     })
 }
 
-/// One call or error inside a block (`toolparse.engine.calls.Outcome`).
-pub struct Outcome {
-    /// Where its raw text ends (None: at the block's end).
-    pub end: Option<i64>,
-    /// The call's name (generalized UTF-8).
-    pub name: Option<Vec<u8>>,
-    pub index: Option<PyObject>,
-    pub id: Option<PyObject>,
-    /// Its arguments' JSON text (generalized UTF-8).
-    pub arguments: Option<Vec<u8>>,
-    /// None: a call.
-    pub reason: Option<Reason>,
-    /// Generalized UTF-8.
-    pub message: Vec<u8>,
-    /// What coercion changed or could not fix (see `rust_calls::issue_value`).
-    pub issues: Vec<Value>,
-    pub parsed: Option<PyObject>,
-    pub validation_error: Option<PyObject>,
-}
-
-impl Outcome {
-    /// An error with no call behind it.
-    pub fn error(
-        end: Option<i64>,
-        name: Option<Vec<u8>>,
-        reason: Reason,
-        message: Vec<u8>,
-    ) -> Outcome {
-        Outcome {
-            end,
-            name,
-            index: None,
-            id: None,
-            arguments: None,
-            reason: Some(reason),
-            message,
-            issues: Vec::new(),
-            parsed: None,
-            validation_error: None,
+/// `Outcome.to_event(raw, offset)`: a `ToolCall` or a `ToolCallError`.
+pub fn outcome_event(
+    py: Python<'_>,
+    outcome: &Outcome<PyHost>,
+    raw: &Bound<'_, PyString>,
+    offset: i64,
+) -> PyResult<PyObject> {
+    // (borrowed, not cloned: a PyObject let go costs pyo3's check for the GIL)
+    let none = py.None().into_bound(py);
+    let (index, id) = match &outcome.call {
+        Some(call) => (call.index_object(py).clone(), call.id_object(py).clone()),
+        None => (none.clone(), none.clone()),
+    };
+    let (parsed, validation_error) = match &outcome.checked {
+        Some((parsed, error)) => (parsed.bind(py).clone(), error.bind(py).clone()),
+        None => (none.clone(), none.clone()),
+    };
+    let name = match &outcome.name {
+        Some(name) => py_of(py, name)?.into_any(),
+        None => none.clone(),
+    };
+    let arguments = match &outcome.arguments {
+        Some(arguments) => loads(py, arguments)?.into_bound(py),
+        None => none.clone(),
+    };
+    match outcome.reason {
+        None => {
+            let issues = outcome
+                .issues
+                .iter()
+                .filter_map(rust_calls::issue_of)
+                .map(|issue| {
+                    let fields = [&issue.path, &issue.expected, &issue.got, &issue.action]
+                        .map(|field| py_of(py, field));
+                    let [path, expected, got, action] = fields;
+                    events::issue(
+                        py,
+                        &[
+                            &path?.into_any(),
+                            &expected?.into_any(),
+                            &got?.into_any(),
+                            &action?.into_any(),
+                        ],
+                    )
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            let issues = PyTuple::new(py, issues)?;
+            events::tool_call(
+                py,
+                &[
+                    &index,
+                    &id,
+                    &name,
+                    &arguments,
+                    raw.as_any(),
+                    issues.as_any(),
+                    &parsed,
+                    &validation_error,
+                ],
+            )
         }
-    }
-
-    /// Let go of the Python objects now, with the GIL's token at hand (a
-    /// `PyObject` dropped without one costs pyo3's check for the GIL, a
-    /// thread-local read, each).
-    pub fn release(&mut self, py: Python<'_>) {
-        for field in [
-            &mut self.index,
-            &mut self.id,
-            &mut self.parsed,
-            &mut self.validation_error,
-        ] {
-            if let Some(object) = field.take() {
-                drop(object.into_bound(py));
-            }
-        }
-    }
-
-    /// `Outcome.to_event(raw, offset)`: a `ToolCall` or a `ToolCallError`.
-    pub fn to_event(
-        &self,
-        py: Python<'_>,
-        raw: &Bound<'_, PyString>,
-        offset: i64,
-    ) -> PyResult<PyObject> {
-        // (borrowed, not cloned: a PyObject let go costs pyo3's check for the GIL)
-        let none = py.None().into_bound(py);
-        let opt = |o: &Option<PyObject>| -> Bound<'_, PyAny> {
-            o.as_ref()
-                .map_or_else(|| none.clone(), |o| o.bind(py).clone())
-        };
-        let name = match &self.name {
-            Some(name) => py_of(py, name)?.into_any(),
-            None => none.clone(),
-        };
-        let arguments = match &self.arguments {
-            Some(arguments) => loads(py, arguments)?.into_bound(py),
-            None => none.clone(),
-        };
-        match self.reason {
-            None => {
-                let issues = self
-                    .issues
-                    .iter()
-                    .filter_map(rust_calls::issue_of)
-                    .map(|issue| {
-                        let fields = [&issue.path, &issue.expected, &issue.got, &issue.action]
-                            .map(|field| py_of(py, field));
-                        let [path, expected, got, action] = fields;
-                        events::issue(
-                            py,
-                            &[
-                                &path?.into_any(),
-                                &expected?.into_any(),
-                                &got?.into_any(),
-                                &action?.into_any(),
-                            ],
-                        )
-                    })
-                    .collect::<PyResult<Vec<_>>>()?;
-                let issues = PyTuple::new(py, issues)?;
-                events::tool_call(
-                    py,
-                    &[
-                        &opt(&self.index),
-                        &opt(&self.id),
-                        &name,
-                        &arguments,
-                        raw.as_any(),
-                        issues.as_any(),
-                        &opt(&self.parsed),
-                        &opt(&self.validation_error),
-                    ],
-                )
-            }
-            Some(reason) => {
-                let message = py_of(py, &self.message)?;
-                Ok(events::error_class(py)?
-                    .bind(py)
-                    .call1((
-                        reason.value(),
-                        message,
-                        raw,
-                        offset,
-                        name,
-                        opt(&self.index),
-                        opt(&self.id),
-                        arguments,
-                    ))?
-                    .unbind())
-            }
+        Some(reason) => {
+            let message = py_of(py, &outcome.message)?;
+            Ok(events::error_class(py)?
+                .bind(py)
+                .call1((
+                    reason.value(),
+                    message,
+                    raw,
+                    offset,
+                    name,
+                    index,
+                    id,
+                    arguments,
+                ))?
+                .unbind())
         }
     }
 }

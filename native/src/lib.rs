@@ -93,14 +93,10 @@ unsafe fn unready() -> ! {
 
 pub mod calls_py;
 pub mod ctx;
-pub mod engine;
 pub mod events;
-pub mod fast;
 pub mod fastvalue;
 pub mod held;
 pub mod kept;
-pub mod machine;
-pub mod points;
 pub mod printable;
 pub mod pycoerce;
 pub mod pyengine;
@@ -112,15 +108,14 @@ pub mod pysink;
 pub mod pytext;
 pub mod pytyper;
 pub mod pyvalue;
-pub mod regions;
 pub mod rt;
 pub mod tables;
 pub mod typer;
 
 // (the core's modules, under the names the binding's modules use for them)
 pub use toolparse_core::{
-    calls, calls_json, entities, fxhash, json, lexicon, markers, pieces, prefixes, scan, tags,
-    text, typing, value, wide,
+    calls, calls_json, engine, entities, fxhash, json, lexicon, markers, pieces, points, prefixes,
+    scan, tags, text, typing, value, wide,
 };
 
 use pyo3::prelude::*;

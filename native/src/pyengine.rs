@@ -17,8 +17,10 @@ use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
+use crate::ctx::PyHost;
 use crate::engine::{Engine, Options, ReasoningCalls};
 use crate::held::Held;
+use crate::pysink::Out;
 use toolparse_core::grammar::Reasoning;
 use toolparse_core::start_scanner::ReasoningOption;
 
@@ -47,13 +49,18 @@ fn errors(py: Python<'_>) -> PyResult<&Errors> {
 /// The native engine, as a base class (see the module docs).
 #[pyclass(subclass, frozen, module = "toolparse._native")]
 pub struct Core {
-    engine: Held<Option<Engine>>,
+    engine: Held<Option<Engine<PyHost>>>,
 }
 
 /// The caller's mistake, if any (`Engine._refuse`): a parser broken or
 /// closed (`closed` says which call came too late), or a delta not a `str`.
-fn refuse(py: Python<'_>, engine: &Engine, delta: &Bound<'_, PyAny>, closed: &str) -> PyResult<()> {
-    if let Some(broken) = &engine.broken {
+fn refuse(
+    py: Python<'_>,
+    engine: &Engine<PyHost>,
+    delta: &Bound<'_, PyAny>,
+    closed: &str,
+) -> PyResult<()> {
+    if let Some(broken) = &engine.host.broken {
         return Err(PyErr::from_value(broken.bind(py).clone()));
     }
     if engine.closed {
@@ -71,7 +78,7 @@ fn refuse(py: Python<'_>, engine: &Engine, delta: &Bound<'_, PyAny>, closed: &st
 }
 
 /// `Engine._latch`: leave the parser in an error state.
-fn latch(py: Python<'_>, engine: &mut Engine, err: PyErr) -> PyErr {
+fn latch(py: Python<'_>, engine: &mut Engine<PyHost>, err: PyErr) -> PyErr {
     if !err.is_instance_of::<PyException>(py) {
         return err; // (KeyboardInterrupt and its kind pass through)
     }
@@ -81,7 +88,7 @@ fn latch(py: Python<'_>, engine: &mut Engine, err: PyErr) -> PyErr {
         return PyErr::from_value(exc.into_any());
     };
     if exc.is_instance(errors.toolparse.bind(py)).unwrap_or(false) {
-        engine.broken = Some(exc.clone().into_any().unbind());
+        engine.host.broken = Some(exc.clone().into_any().unbind());
         return PyErr::from_value(exc.into_any());
     }
     match errors
@@ -91,7 +98,7 @@ fn latch(py: Python<'_>, engine: &mut Engine, err: PyErr) -> PyErr {
     {
         Ok(broken) => {
             let _ = broken.setattr(intern!(py, "__cause__"), &exc);
-            engine.broken = Some(broken.clone().unbind());
+            engine.host.broken = Some(broken.clone().unbind());
             PyErr::from_value(broken)
         }
         Err(e) => e,
@@ -126,8 +133,13 @@ impl Core {
             refuse(py, engine, delta, FINISHED)?;
         }
         let text = delta.downcast::<PyString>()?;
-        let result = catch_unwind(AssertUnwindSafe(|| engine.feed(py, text)))
-            .unwrap_or_else(|p| Err(panicked(p)));
+        let collapse = engine.opts.collapse;
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            let mut out = Out::new(py, Some(text.clone()), collapse);
+            engine.feed(crate::units(text), &mut out)?;
+            out.finish()
+        }))
+        .unwrap_or_else(|p| Err(panicked(p)));
         match result {
             Ok(events) => Ok(events.into_any().unbind()),
             Err(err) => Err(latch(py, engine, err)),
@@ -185,7 +197,7 @@ impl Core {
         let option = reasoning_option_of(reasoning_option)?;
         let reasoning = reasoning_of(reasoning)?;
         let engine = catch_unwind(AssertUnwindSafe(|| {
-            Engine::new(
+            crate::ctx::engine_of(
                 py,
                 grammar,
                 ctx,
@@ -212,8 +224,10 @@ impl Core {
     ) -> PyResult<()> {
         let guard = proto.get().engine.borrow(py)?;
         let prototype = guard.as_ref().ok_or_else(not_started)?;
-        let engine = catch_unwind(AssertUnwindSafe(|| prototype.fresh_like(py, ctx)))
-            .unwrap_or_else(|p| Err(panicked(p)))?;
+        let engine = catch_unwind(AssertUnwindSafe(|| {
+            crate::ctx::fresh_engine(py, prototype, ctx)
+        }))
+        .unwrap_or_else(|p| Err(panicked(p)))?;
         self.engine.set(py, Some(engine))
     }
 
@@ -222,11 +236,13 @@ impl Core {
         let py = slf.py();
         let mut guard = slf.get().engine.borrow_mut(py)?;
         let engine = guard.as_mut().ok_or_else(not_started)?;
-        if engine.broken.is_some() || engine.closed {
+        if engine.host.broken.is_some() || engine.closed {
             refuse(py, engine, PyString::new(py, "").as_any(), CLOSED_TWICE)?;
         }
         let result = catch_unwind(AssertUnwindSafe(|| {
-            engine.close(py).map(|l| l.into_any().unbind())
+            let mut out = Out::new(py, None, engine.opts.collapse);
+            engine.close(&mut out)?;
+            out.finish().map(|l| l.into_any().unbind())
         }))
         .unwrap_or_else(|p| Err(panicked(p)));
         result.map_err(|err| latch(py, engine, err))
@@ -276,6 +292,7 @@ impl Core {
         Ok(guard
             .as_ref()
             .ok_or_else(not_started)?
+            .host
             .broken
             .as_ref()
             .map(|b| b.clone_ref(py)))
@@ -290,7 +307,7 @@ impl Core {
     fn _plant(&self, py: Python<'_>, place: &str, exc: Option<PyObject>) -> PyResult<()> {
         let mut guard = self.engine.borrow_mut(py)?;
         let engine = guard.as_mut().ok_or_else(not_started)?;
-        engine.planted = exc
+        engine.host.planted = exc
             .map(|exc| (place.to_owned(), exc))
             .or_else(|| (place == "panic").then(|| (place.to_owned(), py.None())));
         Ok(())
@@ -299,7 +316,7 @@ impl Core {
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         if let Some(engine) = self.engine.traverse(&visit) {
             if let Some(engine) = engine.as_ref() {
-                for object in engine.objects() {
+                for object in crate::ctx::objects_of(engine) {
                     visit.call(object)?;
                 }
             }
@@ -413,7 +430,7 @@ pub fn add_feed(core: &Bound<'_, pyo3::types::PyType>) -> PyResult<()> {
 #[pyfunction]
 #[pyo3(signature = (reads))]
 pub fn _record_reads(reads: Option<PyObject>) {
-    crate::engine::record_reads(reads);
+    crate::ctx::record_reads(reads);
 }
 
 /// `_native._plans_worked_out()`: (tests) how many members' plans the core

@@ -14,9 +14,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString};
 
 use crate::calls_py::py_of;
+use crate::ctx::{PyCall, PyHost};
 use crate::events;
 use crate::lexicon::Name;
 use crate::pylexicon::new_str;
+use toolparse_core::host::{Outcome, Sink};
 use toolparse_core::sink::Text;
 
 /// The events so far: most feeds give one event, or none, and a list of one
@@ -249,5 +251,41 @@ pub fn substring<'py>(
     unsafe {
         let piece = pyo3::ffi::PyUnicode_Substring(text.as_ptr(), 0, end as pyo3::ffi::Py_ssize_t);
         Ok(Bound::from_owned_ptr_or_err(py, piece)?.downcast_into_unchecked())
+    }
+}
+
+impl<'py> Sink<PyHost> for Out<'py> {
+    #[inline(always)]
+    fn text(&mut self, text: Text<'_>) -> PyResult<()> {
+        Out::text(self, text)
+    }
+
+    fn reasoning(&mut self, text: &[u32], raw: &[u32]) -> PyResult<()> {
+        Out::reasoning(self, text, raw)
+    }
+
+    fn reasoning_input(&mut self, points: impl FnOnce() -> Vec<u32>) -> PyResult<()> {
+        Out::reasoning_input(self, points)
+    }
+
+    fn call_start(&mut self, call: &PyCall, name: &[u8]) -> PyResult<()> {
+        if self.collapse {
+            return Ok(());
+        }
+        let py = self.py;
+        let name = py_of(py, name)?;
+        Out::call_start(self, call.index_object(py), call.id_object(py), name.as_any())
+    }
+
+    #[inline(always)]
+    fn call_delta(&mut self, call: &PyCall, piece: Text<'_>) -> PyResult<()> {
+        let py = self.py;
+        Out::call_delta(self, call.index_object(py), call.id_object(py), piece)
+    }
+
+    fn outcome(&mut self, outcome: Outcome<PyHost>, raw: Text<'_>, offset: i64) -> PyResult<()> {
+        let raw = self.string(raw)?;
+        let event = crate::ctx::outcome_event(self.py, &outcome, &raw, offset)?;
+        self.push(event)
     }
 }

@@ -174,7 +174,7 @@ class StreamParser(Engine, metaclass=_Prototyped):
         ``id_factory(index)`` for each call.
     ``lanes``
         A testing switch (default True) of the native core. False arms none of
-        its short paths (``native/src/fast.rs``): every delta is read through
+        its short paths (``native/core/src/engine/lanes.rs``): every delta is read through
         the full path. The events are the same, only slower. The Python
         reference has no lanes and ignores it.
     """

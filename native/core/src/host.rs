@@ -6,14 +6,14 @@
 //! The engine is generic over the host, so each program's events are built
 //! where they are made, with no event type in between: the Python binding's
 //! sink writes `toolparse.events` objects, a Rust program's its own
-//! events. (The engine is not generic over them yet: this is the shape the
-//! binding's `pysink::Out` and call host take next; see
-//! `docs/core-engine-plan.md`.) Values (arguments, schemas, issues) are the
-//! core's own ([`crate::coercion::Value`]) on every host.
+//! events. Values (arguments, schemas, issues) are the core's own
+//! ([`crate::coercion::Value`]) on every host, and the calls' services are
+//! the core's ([`crate::call_env::CallEnv`]).
 
 use crate::coercion::oracle::RustError;
 use crate::coercion::Value;
 use crate::grammar::Reason;
+use crate::runtime::GrammarRt;
 use crate::sink::Text;
 
 /// What kind of internal inconsistency a [`Bug`] is (the Python exception
@@ -26,6 +26,9 @@ pub enum BugKind {
     Assertion,
     /// `RuntimeError`.
     Runtime,
+    /// An option the grammar cannot take (`InvalidOptionError`): a caller's
+    /// mistake found only once `grammar="auto"` decided its member.
+    Option,
 }
 
 /// An internal inconsistency of the engine: a bug, never the model's output
@@ -68,6 +71,7 @@ impl std::fmt::Display for Bug {
             BugKind::Value => "ValueError",
             BugKind::Assertion => "AssertionError",
             BugKind::Runtime => "RuntimeError",
+            BugKind::Option => "InvalidOptionError",
         };
         write!(f, "{kind}: {}", self.what)
     }
@@ -137,10 +141,7 @@ pub trait Host: Sized {
     fn assign(&mut self, out: &mut Self::Out<'_>) -> Result<Self::Call, Self::Error>;
 
     /// The index the next call gets (`CallContext.next_index`).
-    fn next_index(&self) -> i64;
-
-    /// The index of a started call.
-    fn index_of(call: &Self::Call) -> i64;
+    fn next_index(&self, out: &mut Self::Out<'_>) -> Result<i64, Self::Error>;
 
     /// A Python literal the core's reader declines (a `\N{...}` escape, a
     /// very long integer, deep nesting), read by the host if it can: its
@@ -165,12 +166,47 @@ pub trait Host: Sized {
     ) -> Result<Option<Self::Checked>, Self::Error>;
 
     /// (tests) fail at the named place, where a test planted a bug.
-    fn planted(&self, _place: &'static str) -> Result<(), Self::Error> {
+    fn planted(&self, _out: &mut Self::Out<'_>, _place: &str) -> Result<(), Self::Error> {
         Ok(())
     }
 
     /// (tests) a read of `text` begins.
-    fn record_read(&self, _text: &[u32]) -> Result<(), Self::Error> {
+    fn record_read(&self, _out: &mut Self::Out<'_>, _text: &[u32]) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
+    /// Reasoning that may never close let go of `head` (its kept window
+    /// moved on): read it, as far as a shadow read of it must, so that its
+    /// Markdown is known where the window begins (`thought_read`). A host
+    /// that reads no calls in unclosed reasoning does nothing.
+    fn thought_read(
+        &mut self,
+        _out: &mut Self::Out<'_>,
+        _grammar: &GrammarRt,
+        _head: &[u32],
+        _max_call_chars: i64,
+    ) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
+    /// A thought began or ended: what [`Host::thought_read`] read of the
+    /// last one is forgotten.
+    fn thought_reset(&mut self) {}
+
+    /// The stream ended in reasoning whose kept text is `thought` (from
+    /// stream position `offset`): the calls it completes, as events
+    /// (`shadow_calls`: reported, or salvaged as calls). A host that reads
+    /// no calls in unclosed reasoning reports none.
+    #[allow(clippy::too_many_arguments)]
+    fn shadow_calls(
+        &mut self,
+        _out: &mut Self::Out<'_>,
+        _grammar: &GrammarRt,
+        _thought: &[u32],
+        _max_call_chars: i64,
+        _salvage: bool,
+        _offset: i64,
+    ) -> Result<(), Self::Error> {
         Ok(())
     }
 }
@@ -189,7 +225,7 @@ pub trait Sink<H: Host> {
     fn reasoning(&mut self, text: &[u32], raw: &[u32]) -> Result<(), H::Error>;
     /// The whole delta fed is reasoning, shown as written (`points`: its
     /// code points, for a sink that cannot give the delta on as it is).
-    fn reasoning_input(&mut self, points: &dyn Fn() -> Vec<u32>) -> Result<(), H::Error>;
+    fn reasoning_input(&mut self, points: impl FnOnce() -> Vec<u32>) -> Result<(), H::Error>;
     /// A call begins.
     fn call_start(&mut self, call: &H::Call, name: &[u8]) -> Result<(), H::Error>;
     /// A piece of a call's arguments' JSON.

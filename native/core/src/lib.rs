@@ -14,9 +14,13 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bundled;
+pub mod call_env;
 pub mod calls;
 pub mod calls_json;
 pub mod coercion;
+pub mod context;
+pub mod engine;
 pub mod entities;
 pub mod fragment;
 pub mod fxhash;
@@ -26,11 +30,14 @@ pub mod ids;
 pub mod json;
 pub mod lexicon;
 pub mod markers;
+pub mod parser;
 pub mod pieces;
+pub mod points;
 pub mod prefixes;
 pub mod printable;
 mod printable_table;
 pub mod pyliteral;
+pub mod runtime;
 pub mod rust_calls;
 pub mod scan;
 pub mod sink;

@@ -2,7 +2,7 @@
 //! [`calls::Host`](crate::calls::Host) and
 //! [`calls_json::JsonHost`](crate::calls_json::JsonHost) with coercion's
 //! [`Value`] for Python's objects, so that `MemberCall` and `JsonCall` build
-//! a call's arguments with no Python: the answers the binding's `CallHost`
+//! a call's arguments with no Python: the answers the engine's `CallEnv`
 //! (`native/src/ctx.rs`) gets from the Python reference, from the core's
 //! ports of it (coercion, the inline coercer's [`RustOracle`], Python
 //! literals, XML fragments, seeded ids). The future `RustHost` of the engine
@@ -628,13 +628,29 @@ fn plan_of(root: &Value, key: &[u8]) -> KeptPlan {
     (schema, mode, issues.iter().map(issue_value).collect())
 }
 
-/// `f"argument {key!r} is not a literal: {message}"`.
-fn literal_problem(key: &[u8], message: &str) -> Vec<u8> {
+/// `f"argument {key!r} is not a literal: {message}"` (`message`
+/// generalized UTF-8).
+pub fn literal_problem(key: &[u8], message: &[u8]) -> Vec<u8> {
     let mut problem = b"argument ".to_vec();
     problem.extend_from_slice(pyliteral::repr(&code_points(key)).as_bytes());
     problem.extend_from_slice(b" is not a literal: ");
-    problem.extend_from_slice(message.as_bytes());
+    problem.extend_from_slice(message);
     problem
+}
+
+/// `_python_literal(text)` as the core reads it: the value, or why it is no
+/// literal; None where the core's reader declines (a `\N{...}` escape, a
+/// very long integer, deep nesting: see [`LITERAL_DECLINED`]).
+pub fn literal_of(text: &str, key: &[u8], max_depth: usize) -> Option<Converted<Value>> {
+    let points: Vec<u32> = text.chars().map(u32::from).collect();
+    let max_depth = i64::try_from(max_depth).unwrap_or(i64::MAX);
+    match pyliteral::parse_literal(&points, max_depth, &mut ValueBuild) {
+        Ok(value) => Some(Converted::Value(value)),
+        Err(Failure::Error(message)) => {
+            Some(Converted::Invalid(literal_problem(key, message.as_bytes())))
+        }
+        Err(Failure::Decline) => None,
+    }
 }
 
 /// `json.loads(text)` of generalized UTF-8.
@@ -700,19 +716,9 @@ impl Host for RustCalls {
                 let points: Vec<u32> = text.chars().map(u32::from).collect();
                 Converted::Value(crate::fragment::fragment_value(&points, self.max_depth))
             }
-            Convert::Literal => {
-                let points: Vec<u32> = text.chars().map(u32::from).collect();
-                let max_depth = i64::try_from(self.max_depth).unwrap_or(i64::MAX);
-                match pyliteral::parse_literal(&points, max_depth, &mut ValueBuild) {
-                    Ok(value) => Converted::Value(value),
-                    Err(Failure::Error(message)) => {
-                        Converted::Invalid(literal_problem(key, &message))
-                    }
-                    Err(Failure::Decline) => {
-                        Converted::Invalid(literal_problem(key, LITERAL_DECLINED))
-                    }
-                }
-            }
+            Convert::Literal => literal_of(text, key, self.max_depth).unwrap_or_else(|| {
+                Converted::Invalid(literal_problem(key, LITERAL_DECLINED.as_bytes()))
+            }),
         })
     }
 

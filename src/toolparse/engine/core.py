@@ -20,7 +20,7 @@ same characters again with the next delta (invariants 2 and 3).
 This is the reference: every delta is read this one way, the full path, by
 one reader per region, inside one error boundary (a bug anywhere leaves the
 parser latched in an error state). The short paths that take most deltas
-without a reader (the lanes) are the native core's alone (``native/src/fast.rs``),
+without a reader (the lanes) are the native core's alone (``native/core/src/engine/lanes.rs``),
 checked against this full path event for event (``tests/test_native.py``,
 ``toolparse fuzz --compare``).
 """

@@ -13,13 +13,13 @@
 //! given ends: where they cannot decide yet they stop ([`Machine::wait`]) and
 //! are given the same characters again with the next delta.
 
-use pyo3::exceptions::PyAssertionError;
-use pyo3::prelude::*;
-
+use crate::call_env::CallEnv;
+use crate::engine::machine::{At, Env, Machine, View};
+use crate::grammar::{Step, TO_STAY};
+use crate::host::{Bug, Host};
 use crate::lexicon::{Hit, Unit};
-use crate::machine::{At, Env, Machine, View};
-use crate::rt::Kind;
-use crate::tables::{Step, TO_STAY};
+use crate::runtime::Kind;
+use crate::rust_calls::Convert;
 use crate::tags::is_python_space;
 use crate::value::{Emit, ValueReader};
 
@@ -140,8 +140,9 @@ fn find_seq(text: &[u32], seq: &[u32], from: usize) -> Option<usize> {
     None
 }
 
-fn assertion(what: &str) -> PyErr {
-    PyAssertionError::new_err(what.to_owned())
+/// The host's error for an internal inconsistency (an `AssertionError`).
+fn assertion<H: Host>(what: &str) -> H::Error {
+    H::bug(Bug::assertion(what))
 }
 
 fn hit_name<'t>(text: &'t [u32], hit: &Hit) -> Option<&'t [u32]> {
@@ -149,7 +150,7 @@ fn hit_name<'t>(text: &'t [u32], hit: &Hit) -> Option<&'t [u32]> {
     (b > a && b <= text.len()).then(|| &text[a..b])
 }
 
-impl Machine {
+impl<H: Host> Machine<H> {
     /// Enter the region `at` (its reader made when first entered, its state
     /// set afresh).
     pub(crate) fn enter(&mut self, at: At) {
@@ -195,17 +196,17 @@ impl Machine {
     /// Read `text[i..]` in the current region (see `RegionReader.read`).
     pub(crate) fn read(
         &mut self,
-        env: &mut Env<'_, '_>,
+        env: &mut Env<'_, '_, H>,
         text: &[u32],
         i: usize,
         base: i64,
         last: bool,
-    ) -> PyResult<usize> {
+    ) -> Result<usize, H::Error> {
         let block = self.block.clone();
         let region = match self.at {
             At::Region(k) => match block.regions.get(k) {
                 Some(region) => region,
-                None => return Err(assertion("a region out of range")),
+                None => return Err(assertion::<H>("a region out of range")),
             },
             At::Skip => &block.skip,
         };
@@ -228,16 +229,16 @@ impl Machine {
     /// The step of the terminal `hit` in `region`.
     fn hit_step(
         &mut self,
-        env: &mut Env<'_, '_>,
-        region: &crate::rt::RegionRt,
+        env: &mut Env<'_, '_, H>,
+        region: &crate::runtime::RegionRt,
         text: &[u32],
         hit: &Hit,
         base: i64,
-    ) -> PyResult<usize> {
+    ) -> Result<usize, H::Error> {
         let step = region
             .steps
             .get(hit.key)
-            .ok_or_else(|| assertion("a terminal with no step"))?;
+            .ok_or_else(|| assertion::<H>("a terminal with no step"))?;
         self.step(env, step, hit.start, hit.end, hit_name(text, hit), base)
     }
 
@@ -246,14 +247,14 @@ impl Machine {
     #[allow(clippy::too_many_arguments)]
     fn read_space(
         &mut self,
-        env: &mut Env<'_, '_>,
+        env: &mut Env<'_, '_, H>,
         text: &[u32],
         i: usize,
         base: i64,
         last: bool,
-        region: &crate::rt::RegionRt,
+        region: &crate::runtime::RegionRt,
         chars: &[(u32, Step)],
-    ) -> PyResult<usize> {
+    ) -> Result<usize, H::Error> {
         let lexicon = &region.lexicon;
         let n = text.len();
         let m = (i..n).find(|&k| not_space(text[k]));
@@ -283,7 +284,9 @@ impl Machine {
                             .map(|(_, s)| s)
                             .or(region.otherwise.as_ref());
                         let Some(step) = step else {
-                            return Err(assertion("a space region with no step for a character"));
+                            return Err(assertion::<H>(
+                                "a space region with no step for a character",
+                            ));
                         };
                         if step.to != TO_STAY {
                             if hit.is_some() || j < lexicon.partial_start(text, i, &view) {
@@ -321,13 +324,13 @@ impl Machine {
     /// `SkipReader.read`: anything, up to the next terminal.
     fn read_skip(
         &mut self,
-        env: &mut Env<'_, '_>,
+        env: &mut Env<'_, '_, H>,
         text: &[u32],
         i: usize,
         base: i64,
         last: bool,
-        region: &crate::rt::RegionRt,
-    ) -> PyResult<usize> {
+        region: &crate::runtime::RegionRt,
+    ) -> Result<usize, H::Error> {
         let lexicon = &region.lexicon;
         let n = text.len();
         let view = View::new(self, env.ctx);
@@ -358,13 +361,13 @@ impl Machine {
     /// terminal that ends it.
     fn read_name(
         &mut self,
-        env: &mut Env<'_, '_>,
+        env: &mut Env<'_, '_, H>,
         text: &[u32],
         i: usize,
         base: i64,
         last: bool,
-        region: &crate::rt::RegionRt,
-    ) -> PyResult<usize> {
+        region: &crate::runtime::RegionRt,
+    ) -> Result<usize, H::Error> {
         let Kind::Name {
             max_len,
             strip,
@@ -374,7 +377,7 @@ impl Machine {
             ..
         } = &region.kind
         else {
-            return Err(assertion("not a name region"));
+            return Err(assertion::<H>("not a name region"));
         };
         let (max_len, strip, declared, longest, reach) =
             (*max_len, *strip, *declared, *longest, *reach);
@@ -398,10 +401,10 @@ impl Machine {
         let stop = bad.unwrap_or(limit).max(i);
         let k = match self.at {
             At::Region(k) => k,
-            At::Skip => return Err(assertion("a name read in the skip region")),
+            At::Skip => return Err(assertion::<H>("a name read in the skip region")),
         };
         let Some(Reader::Name { parts }) = self.readers[k].as_mut() else {
-            return Err(assertion("a name region without its reader"));
+            return Err(assertion::<H>("a name region without its reader"));
         };
         let before = parts.len();
         parts.extend_from_slice(&text[i..stop]);
@@ -417,7 +420,7 @@ impl Machine {
             let otherwise = region
                 .otherwise
                 .as_ref()
-                .ok_or_else(|| assertion("a name region with no otherwise"))?;
+                .ok_or_else(|| assertion::<H>("a name region with no otherwise"))?;
             return self.step(env, otherwise, at, at, None, base);
         }
         let Some(hit) = hit else {
@@ -445,7 +448,7 @@ impl Machine {
             let otherwise = region
                 .otherwise
                 .as_ref()
-                .ok_or_else(|| assertion("a name region with no otherwise"))?;
+                .ok_or_else(|| assertion::<H>("a name region with no otherwise"))?;
             return self.step(env, otherwise, hit.start, hit.start, None, base);
         }
         self.name = name;
@@ -457,18 +460,18 @@ impl Machine {
     #[allow(clippy::too_many_arguments)]
     fn read_value(
         &mut self,
-        env: &mut Env<'_, '_>,
+        env: &mut Env<'_, '_, H>,
         text: &[u32],
         i: usize,
         base: i64,
         last: bool,
-        region: &crate::rt::RegionRt,
+        region: &crate::runtime::RegionRt,
         balanced: bool,
-    ) -> PyResult<usize> {
+    ) -> Result<usize, H::Error> {
         let mut value = self
             .value
             .take()
-            .ok_or_else(|| assertion("a value region with no value reader"))?;
+            .ok_or_else(|| assertion::<H>("a value region with no value reader"))?;
         let mut collect = Collect::default();
         let (j, hit) = {
             let view = View::new(self, env.ctx);
@@ -488,7 +491,7 @@ impl Machine {
                 env,
                 b"a parameter opened again inside itself was never closed",
                 base + hit.start as i64,
-                crate::tables::Reason::MalformedMarkup,
+                crate::grammar::Reason::MalformedMarkup,
             )?;
             return Ok(hit.start);
         }
@@ -500,19 +503,19 @@ impl Machine {
     #[allow(clippy::too_many_arguments)]
     fn read_literal(
         &mut self,
-        env: &mut Env<'_, '_>,
+        env: &mut Env<'_, '_, H>,
         text: &[u32],
         mut i: usize,
         base: i64,
         last: bool,
-        specials: &crate::tables::CharClass,
+        specials: &crate::grammar::CharClass,
         ends: &[(u32, Step)],
-    ) -> PyResult<usize> {
+    ) -> Result<usize, H::Error> {
         let n = text.len();
         let start = i;
         let k = match self.at {
             At::Region(k) => k,
-            At::Skip => return Err(assertion("a literal read in the skip region")),
+            At::Skip => return Err(assertion::<H>("a literal read in the skip region")),
         };
         // (the quote last looked for, and where it was found (None: nowhere after):
         // the text before that holds none, so escapes do not send the search on again)
@@ -529,7 +532,7 @@ impl Machine {
                 quiet_until,
             }) = self.readers[k].as_mut()
             else {
-                return Err(assertion("a literal region without its reader"));
+                return Err(assertion::<H>("a literal region without its reader"));
             };
             if !quote.is_empty() {
                 // inside a string: its end, or an escape
@@ -618,28 +621,28 @@ pub const BODY: u8 = 1;
 pub const BETWEEN: u8 = 2;
 
 /// The JSON readers' state in the region being read.
-fn json_reader(machine: &mut Machine) -> PyResult<&mut Reader> {
+fn json_reader<H: Host>(machine: &mut Machine<H>) -> Result<&mut Reader, H::Error> {
     let At::Region(k) = machine.at else {
-        return Err(assertion("a JSON region read in the skip region"));
+        return Err(assertion::<H>("a JSON region read in the skip region"));
     };
     machine
         .readers
         .get_mut(k)
         .and_then(Option::as_mut)
-        .ok_or_else(|| assertion("a JSON region without its reader"))
+        .ok_or_else(|| assertion::<H>("a JSON region without its reader"))
 }
 
 /// `JsonCallsReader.read` and `JsonArgsReader.read`.
 #[allow(clippy::too_many_arguments)]
-fn read_json_region(
-    machine: &mut Machine,
-    env: &mut Env<'_, '_>,
+fn read_json_region<H: Host>(
+    machine: &mut Machine<H>,
+    env: &mut Env<'_, '_, H>,
     text: &[u32],
     i: usize,
     base: i64,
     last: bool,
-    region: &crate::rt::RegionRt,
-) -> PyResult<usize> {
+    region: &crate::runtime::RegionRt,
+) -> Result<usize, H::Error> {
     let _ = last;
     match &region.kind {
         Kind::JsonCalls {
@@ -659,7 +662,7 @@ fn read_json_region(
             (name_keys, argument_keys),
         ),
         Kind::JsonArgs { then } => read_json_args(machine, env, text, i, base, region, *then),
-        _ => Err(assertion("not a JSON region")),
+        _ => Err(assertion::<H>("not a JSON region")),
     }
 }
 
@@ -670,21 +673,21 @@ fn is_ws(c: u32) -> bool {
 /// `JsonCallsReader.read`: JSON call objects: one, an array of them, or
 /// several separated by `separators`.
 #[allow(clippy::too_many_arguments)]
-fn read_json_calls(
-    machine: &mut Machine,
-    env: &mut Env<'_, '_>,
+fn read_json_calls<H: Host>(
+    machine: &mut Machine<H>,
+    env: &mut Env<'_, '_, H>,
     text: &[u32],
     mut i: usize,
     base: i64,
-    region: &crate::rt::RegionRt,
+    region: &crate::runtime::RegionRt,
     then: i32,
     separators: &[u32],
     keys: (&[Vec<u8>], &[Vec<u8>]),
-) -> PyResult<usize> {
+) -> Result<usize, H::Error> {
     let n = text.len();
     while i < n {
         let Reader::JsonCalls { state, .. } = *json_reader(machine)? else {
-            return Err(assertion("a JSON calls region without its reader"));
+            return Err(assertion::<H>("a JSON calls region without its reader"));
         };
         if state == BODY {
             let (at, broken) = read_json(machine, env, text, i, base)?;
@@ -694,8 +697,8 @@ fn read_json_calls(
             }
             let done = matches!(
                 &machine.slot,
-                Some(crate::machine::CallSlot {
-                    call: crate::machine::Call::Json(c),
+                Some(crate::engine::machine::CallSlot {
+                    call: crate::engine::machine::Call::Json(c),
                     ..
                 }) if c.done()
             );
@@ -718,10 +721,10 @@ fn read_json_calls(
                 keys.1.to_vec(),
             );
             let serial = machine.next_serial();
-            machine.slot = Some(crate::machine::CallSlot {
-                call: crate::machine::Call::Json(Box::new(call)),
+            machine.slot = Some(crate::engine::machine::CallSlot {
+                call: crate::engine::machine::Call::Json(Box::new(call)),
                 ids: None,
-                convert: crate::ctx::Convert::Text,
+                convert: Convert::Text,
                 serial,
                 name_points: std::cell::OnceCell::new(),
             });
@@ -742,7 +745,7 @@ fn read_json_calls(
             let otherwise = region
                 .otherwise
                 .as_ref()
-                .ok_or_else(|| assertion("a JSON calls region with no otherwise"))?;
+                .ok_or_else(|| assertion::<H>("a JSON calls region with no otherwise"))?;
             return machine.step(env, otherwise, i, i, None, base);
         } else if separators.contains(&c) {
             i += 1;
@@ -767,15 +770,15 @@ fn read_json_calls(
 
 /// `JsonArgsReader.read`: one JSON object, the arguments of a call already named.
 #[allow(clippy::too_many_arguments)]
-fn read_json_args(
-    machine: &mut Machine,
-    env: &mut Env<'_, '_>,
+fn read_json_args<H: Host>(
+    machine: &mut Machine<H>,
+    env: &mut Env<'_, '_, H>,
     text: &[u32],
     mut i: usize,
     base: i64,
-    region: &crate::rt::RegionRt,
+    region: &crate::runtime::RegionRt,
     then: i32,
-) -> PyResult<usize> {
+) -> Result<usize, H::Error> {
     if machine.slot.is_none() {
         let Some(j) = (i..text.len()).find(|&k| !is_ws(text[k])) else {
             return Ok(text.len());
@@ -789,25 +792,25 @@ fn read_json_args(
         let name = machine
             .json_name
             .take()
-            .ok_or_else(|| assertion("a JSON arguments region with no name"))?;
-        let wide_name = crate::machine::wide_of_points(&name);
+            .ok_or_else(|| assertion::<H>("a JSON arguments region with no name"))?;
+        let wide_name = crate::engine::machine::wide_of_points(&name);
         let mut ids = None;
         let max_depth = env.ctx_max_depth();
         let call = {
-            let mut host = crate::ctx::CallHost {
-                py: env.py,
-                ctx: env.ctx,
-                out: env.out,
-                ids: &mut ids,
-                convert: crate::ctx::Convert::Text,
+            let mut host = CallEnv {
+                host: &mut *env.host,
+                ctx: &mut *env.ctx,
+                out: &mut *env.out,
+                call: &mut ids,
+                convert: Convert::Text,
             };
             crate::calls_json::JsonCall::json_args(&mut host, max_depth, wide_name)?
         };
         let serial = machine.next_serial();
-        machine.slot = Some(crate::machine::CallSlot {
-            call: crate::machine::Call::Json(Box::new(call)),
+        machine.slot = Some(crate::engine::machine::CallSlot {
+            call: crate::engine::machine::Call::Json(Box::new(call)),
             ids,
-            convert: crate::ctx::Convert::Text,
+            convert: Convert::Text,
             serial,
             name_points: std::cell::OnceCell::new(),
         });
@@ -817,12 +820,12 @@ fn read_json_args(
     }
     if !matches!(
         &machine.slot,
-        Some(crate::machine::CallSlot {
-            call: crate::machine::Call::Json(_),
+        Some(crate::engine::machine::CallSlot {
+            call: crate::engine::machine::Call::Json(_),
             ..
         })
     ) {
-        return Err(assertion(
+        return Err(assertion::<H>(
             "a JSON arguments region reading another kind of call",
         ));
     }
@@ -832,8 +835,8 @@ fn read_json_args(
     }
     let done = matches!(
         &machine.slot,
-        Some(crate::machine::CallSlot {
-            call: crate::machine::Call::Json(c),
+        Some(crate::engine::machine::CallSlot {
+            call: crate::engine::machine::Call::Json(c),
             ..
         }) if c.done()
     );
@@ -846,7 +849,7 @@ fn read_json_args(
 
 fn reject_step() -> Step {
     Step {
-        to: crate::tables::TO_REJECT,
+        to: crate::grammar::TO_REJECT,
         call: false,
         json_call: false,
         member: false,
@@ -856,20 +859,20 @@ fn reject_step() -> Step {
         require_sole_string: false,
         again: false,
         message: String::new(),
-        reason: crate::tables::Reason::MalformedMarkup,
+        reason: crate::grammar::Reason::MalformedMarkup,
     }
 }
 
 /// A JSON syntax error's reason, as the tables name it.
-fn json_reason(err: &crate::json::JsonSyntaxError) -> crate::tables::Reason {
+fn json_reason(err: &crate::json::JsonSyntaxError) -> crate::grammar::Reason {
     match err.reason() {
-        crate::json::Reason::TooDeep => crate::tables::Reason::TooDeep,
-        _ => crate::tables::Reason::MalformedJson,
+        crate::json::Reason::TooDeep => crate::grammar::Reason::TooDeep,
+        _ => crate::grammar::Reason::MalformedJson,
     }
 }
 
 /// A JSON reader's failure: the syntax error, or a Python one.
-fn syntax_error(err: crate::json::ReadError<PyErr>) -> PyResult<crate::json::JsonSyntaxError> {
+fn syntax_error<E>(err: crate::json::ReadError<E>) -> Result<crate::json::JsonSyntaxError, E> {
     match err {
         crate::json::ReadError::Syntax(e) => Ok(e),
         crate::json::ReadError::Other(e) => Err(e),
@@ -879,19 +882,21 @@ fn syntax_error(err: crate::json::ReadError<PyErr>) -> PyResult<crate::json::Jso
 /// `_read_json`: give `text[i..]` to the call's JSON reader: (where it
 /// stopped, false), or (where the JSON broke, true) once the block is failed
 /// there.
-fn read_json(
-    machine: &mut Machine,
-    env: &mut Env<'_, '_>,
+fn read_json<H: Host>(
+    machine: &mut Machine<H>,
+    env: &mut Env<'_, '_, H>,
     text: &[u32],
     i: usize,
     base: i64,
-) -> PyResult<(usize, bool)> {
+) -> Result<(usize, bool), H::Error> {
     let fed = machine.with_call(env, |call, host| match call {
-        crate::machine::Call::Json(c) => Ok(c.feed(host, text, i)),
-        crate::machine::Call::Member(_) => Err(assertion("a JSON region reading a member call")),
+        crate::engine::machine::Call::Json(c) => Ok(c.feed(host, text, i)),
+        crate::engine::machine::Call::Member(_) => {
+            Err(assertion::<H>("a JSON region reading a member call"))
+        }
     })?;
     let Some(fed) = fed else {
-        return Err(assertion("a JSON region with no call"));
+        return Err(assertion::<H>("a JSON region with no call"));
     };
     match fed {
         Ok(at) => {
@@ -905,8 +910,8 @@ fn read_json(
             let slot = machine
                 .slot
                 .as_ref()
-                .ok_or_else(|| assertion("a JSON call gone"))?;
-            let error = crate::machine::call_error(env.py, slot, None, json_reason(&err), message);
+                .ok_or_else(|| assertion::<H>("a JSON call gone"))?;
+            let error = crate::engine::machine::call_error(slot, None, json_reason(&err), message);
             machine.fail_json(error, base + err.index as i64);
             Ok((err.index, true))
         }
@@ -914,10 +919,16 @@ fn read_json(
 }
 
 /// `Machine._finish_json`: the stream ended inside a JSON call.
-pub(crate) fn finish_json(machine: &mut Machine, env: &mut Env<'_, '_>, pos: i64) -> PyResult<()> {
+pub(crate) fn finish_json<H: Host>(
+    machine: &mut Machine<H>,
+    env: &mut Env<'_, '_, H>,
+    pos: i64,
+) -> Result<(), H::Error> {
     let finished = machine.with_call(env, |call, host| match call {
-        crate::machine::Call::Json(c) => Ok(c.finish(host)),
-        crate::machine::Call::Member(_) => Err(assertion("a JSON body ending a member call")),
+        crate::engine::machine::Call::Json(c) => Ok(c.finish(host)),
+        crate::engine::machine::Call::Member(_) => {
+            Err(assertion::<H>("a JSON body ending a member call"))
+        }
     })?;
     let Some(finished) = finished else {
         return Ok(());
@@ -937,8 +948,8 @@ pub(crate) fn finish_json(machine: &mut Machine, env: &mut Env<'_, '_>, pos: i64
             let slot = machine
                 .slot
                 .as_ref()
-                .ok_or_else(|| assertion("a JSON call gone"))?;
-            let error = crate::machine::call_error(env.py, slot, None, json_reason(&err), message);
+                .ok_or_else(|| assertion::<H>("a JSON call gone"))?;
+            let error = crate::engine::machine::call_error(slot, None, json_reason(&err), message);
             machine.fail_json(error, pos);
             Ok(())
         }

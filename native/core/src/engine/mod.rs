@@ -7,7 +7,7 @@
 //! block's raw text, which it slices among the block's calls and errors when
 //! the block ends. Only the engine cuts the input into events, so the events
 //! concatenate back to the input. Most deltas never reach a reader: after
-//! each read the engine arms one lane ([`crate::fast`]) that takes the deltas
+//! each read the engine arms one lane ([`lanes`]) that takes the deltas
 //! which cannot change anything a reader would decide.
 //!
 //! The full path reads code points (`u32`): held text and the delta are
@@ -17,25 +17,22 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::PyValueError;
-use pyo3::intern;
-use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
-
-use crate::ctx::{Ctx, Outcome};
-use crate::events;
-use crate::fast::Lane;
+use crate::context::Context;
+use crate::engine::lanes::Lane;
+use crate::engine::machine::{Env, Machine};
+use crate::grammar::Reason;
+use crate::host::{Bug, BugKind, Host, Outcome, Sink};
+use crate::lexicon::Unit;
 use crate::lexicon::{Key, Terminal as LTerminal};
-use crate::lexicon::{Name, Unit};
-use crate::machine::{points_str, Env, Machine};
 use crate::points::Points;
-use crate::pylexicon::{name_of, new_str};
-use crate::pysink::Out;
-use crate::rt::{self, key_terminal, GrammarRt, OpenerRt, LOOKAHEAD_CHARS};
+use crate::runtime::{self, key_terminal, GrammarRt, OpenerRt, LOOKAHEAD_CHARS};
 use crate::scan::StopSet;
-use crate::tables::Reason;
+use crate::sink::Text;
 use crate::text::{Found, ScanHit, Source, TextScanner};
-use toolparse_core::sink::Text;
+
+pub mod lanes;
+pub mod machine;
+pub mod regions;
 
 /// Characters gathered at most inside a call before they are read (`_GATHER`).
 pub const GATHER: i64 = 64;
@@ -70,25 +67,28 @@ pub struct Options {
 
 // (what the text lane needs of the scanner's lexicons, and the scanner's
 // start parts: made from the grammar's data in the core)
-pub use toolparse_core::start_scanner::TextLexicons;
-use toolparse_core::start_scanner::{start_scanner, ReasoningOption, ScannerParts, StartError};
+pub use crate::start_scanner::TextLexicons;
+use crate::start_scanner::{ReasoningOption, ScannerParts, StartError};
 
 /// The native engine's state (the reference's slots, same names).
-pub struct Engine {
+pub struct Engine<H: Host> {
     pub grammar: Arc<GrammarRt>,
     /// (`grammar="auto"`) the reasoning option: each member's reasoning is
     /// what it means for that member (`reasoning_for`).
     reasoning: ReasoningOption,
     pub scanner: TextScanner,
     /// What each declared tool's tag, spelled as a literal opener, stands for.
-    spelled: Arc<toolparse_core::start_scanner::Spelled>,
+    spelled: Arc<crate::start_scanner::Spelled>,
     pub opener_prefixes: Prefixes,
     pub markup_prefixes: Prefixes,
     pub text_lexicons: Arc<TextLexicons>,
     pub code_lexicons: Arc<TextLexicons>,
     /// What the scanner started with (a parser made from this one starts the same).
     parts: Arc<ScannerParts>,
-    pub ctx: Ctx,
+    /// The stream's call context, as the engine reads it.
+    pub ctx: Context,
+    /// What only Python knows of the stream's calls.
+    pub host: H,
     pub opts: Options,
     pub answered: bool,
     /// Input a reader could not decide on yet: read again with the next delta.
@@ -98,15 +98,13 @@ pub struct Engine {
     /// The block being read (its reader's place in `machines`), and the block
     /// readers kept, one per kind of block (a grammar has a few).
     pub machine: Option<usize>,
-    pub machines: Vec<Machine>,
+    pub machines: Vec<Machine<H>>,
     /// The current block's raw text (from `raw_base` on).
     pub raw: Points,
     pub raw_base: i64,
     /// Stream position of the first character not yet in an event.
     pub offset: i64,
     pub closed: bool,
-    /// The exception the parser is latched with.
-    pub broken: Option<PyObject>,
     refeed_until: i64,
     cut_checked: bool,
     /// (`grammar="auto"`, undecided) the opener of a block not confirmed yet: no
@@ -117,18 +115,14 @@ pub struct Engine {
     trial_markdown: Option<crate::text::State>,
     /// The text of reasoning still open, where a call could be found in it.
     pub thought: Option<Vec<u32>>,
-    /// What the kept text let go, read (`_thought_reader`: a `ThoughtReader`).
-    thought_reader: Option<PyObject>,
     /// The grammar's `call_ends`, and what ends gathering (`_gather_stops`).
     pub call_ends: StopSet,
-    /// The name of the grammar, for `InternalParserError`.
-    pub engine_name: PyObject,
-    // -- the lanes (see crate::fast)
+    // -- the lanes (see lanes.rs)
     pub lane: Option<Lane>,
     pub gathered: Vec<u32>,
     pub closes_once: bool,
     pub prefix: Vec<u32>,
-    pub string: Option<crate::fast::StringLane>,
+    pub string: Option<crate::engine::lanes::StringLane<H>>,
     pub kept: Vec<u32>,
     pub first_characters: bool,
     /// A buffer reused by the lanes (no allocation per delta).
@@ -137,37 +131,6 @@ pub struct Engine {
     pub scratch_utf8: String,
     /// The buffer a read joins its text in, reused read after read.
     buffer: Vec<u32>,
-    /// (tests) a bug planted at a named place: the exception it raises there
-    /// (see `Core._plant`).
-    pub planted: Option<(String, PyObject)>,
-}
-
-/// (tests) A Python list that every read's text is appended to (see
-/// `_native._record_reads`): the reference's tests count reads by patching
-/// `Engine._run`, which the native engine never calls.
-static READS: std::sync::Mutex<Option<PyObject>> = std::sync::Mutex::new(None);
-static RECORDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Record every read's text in `reads` (None: stop).
-pub fn record_reads(reads: Option<PyObject>) {
-    RECORDING.store(reads.is_some(), std::sync::atomic::Ordering::Relaxed);
-    let old = std::mem::replace(&mut *READS.lock().unwrap_or_else(|e| e.into_inner()), reads);
-    drop(old);
-}
-
-fn recorded(py: Python<'_>, text: &[u32]) -> PyResult<()> {
-    if !RECORDING.load(std::sync::atomic::Ordering::Relaxed) {
-        return Ok(());
-    }
-    let reads = READS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .as_ref()
-        .map(|r| r.clone_ref(py));
-    if let Some(reads) = reads {
-        reads.bind(py).call_method1("append", (pystr(py, text)?,))?;
-    }
-    Ok(())
 }
 
 /// `text[a:b]` as Python slices it (negative bounds from the end, clamped).
@@ -181,16 +144,6 @@ pub fn py_range(len: usize, a: i64, b: i64) -> (usize, usize) {
     (a, b.max(a))
 }
 
-/// A Python `str` of code points.
-pub fn pystr<'py>(py: Python<'py>, points: &[u32]) -> PyResult<Bound<'py, PyString>> {
-    new_str(py, Name::U32(points))
-}
-
-/// The code points of a Python `str`.
-pub fn points_of(text: &Bound<'_, PyString>) -> Vec<u32> {
-    name_of(text).code_points()
-}
-
 fn find_seq(text: &[u32], seq: &[u32], from: usize, to: usize) -> Option<usize> {
     let to = to.min(text.len());
     if seq.is_empty() || to < seq.len() {
@@ -202,67 +155,29 @@ fn find_seq(text: &[u32], seq: &[u32], from: usize, to: usize) -> Option<usize> 
 /// A set of held texts (the proper prefixes of a grammar's literals).
 pub type Prefixes = Arc<crate::prefixes::PrefixSet>;
 
-/// What an engine starts from (see [`Engine::assemble`]).
-struct Start {
-    grammar: Arc<GrammarRt>,
-    parts: Arc<ScannerParts>,
-    reasoning: ReasoningOption,
-    opts: Options,
-    thought: bool,
+/// What an engine starts from (see [`Engine::new`]): the grammar's tables,
+/// the start scanner made of them, the tools and the reasoning, the
+/// reasoning option (`grammar="auto"`: each member's is what it means for
+/// that member), the options, and whether calls in reasoning that never
+/// closes are looked for.
+pub struct Start {
+    pub grammar: Arc<GrammarRt>,
+    pub parts: Arc<ScannerParts>,
+    pub reasoning: ReasoningOption,
+    pub opts: Options,
+    pub thought: bool,
 }
 
-impl Engine {
-    /// The native engine of a reference engine's parts (see
-    /// `Engine.__init__`: the compiled grammar, the context, the declared
-    /// tools, the reasoning chosen, the reasoning option (`grammar="auto"`:
-    /// each member's is what it means for that member), a forced answer that
-    /// begins where the scanner says).
-    #[allow(clippy::too_many_arguments)]
+impl<H: Host> Engine<H> {
+    /// An engine in its first state, of what it starts from, with its host
+    /// and call context (`out`: where the events of a forced answer's
+    /// beginning would go; none comes).
     pub fn new(
-        py: Python<'_>,
-        compiled: &Bound<'_, PyAny>,
-        ctx: &Bound<'_, PyAny>,
-        tools: Option<&[String]>,
-        reasoning: Option<&toolparse_core::grammar::Reasoning>,
-        option: ReasoningOption,
-        answer: bool,
-        opts: Options,
-        thought: bool,
-    ) -> PyResult<Engine> {
-        let grammar = rt::grammar_of(compiled)?;
-        let parts = start_scanner(&grammar.tables, tools, reasoning, answer)
-            .map_err(|e| start_error(py, e))?;
-        let start = Start {
-            grammar,
-            parts,
-            reasoning: option,
-            opts,
-            thought,
-        };
-        Engine::assemble(py, start, Ctx::new(ctx)?)
-    }
-
-    /// A new engine as `self` was when it started, with the Python context
-    /// `ctx` (see `toolparse.parser`'s prototypes: `self` is a prototype,
-    /// never fed, so its grammar is the one it started with).
-    pub fn fresh_like(&self, py: Python<'_>, ctx: &Bound<'_, PyAny>) -> PyResult<Engine> {
-        if self.offset != 0 || self.closed || self.broken.is_some() {
-            return Err(pyo3::exceptions::PyRuntimeError::new_err(
-                "a prototype parser was fed",
-            ));
-        }
-        let start = Start {
-            grammar: self.grammar.clone(),
-            parts: self.parts.clone(),
-            reasoning: self.reasoning.clone(),
-            opts: self.opts,
-            thought: self.thought.is_some(),
-        };
-        Engine::assemble(py, start, self.ctx.fresh(ctx))
-    }
-
-    /// The engine in its first state, of its parts.
-    fn assemble(py: Python<'_>, start: Start, ctx: Ctx) -> PyResult<Engine> {
+        start: Start,
+        host: H,
+        ctx: Context,
+        out: &mut H::Out<'_>,
+    ) -> Result<Self, H::Error> {
         let Start {
             grammar,
             parts,
@@ -283,6 +198,7 @@ impl Engine {
             code_lexicons: parts.code_lexicons.clone(),
             parts,
             ctx,
+            host,
             opts,
             answered: false,
             held: Vec::new(),
@@ -293,15 +209,12 @@ impl Engine {
             raw_base: 0,
             offset: 0,
             closed: false,
-            broken: None,
             refeed_until: 0,
             trial: Vec::new(),
             trial_from: 0,
             trial_markdown: None,
             cut_checked: false,
             thought: thought.then(Vec::new),
-            thought_reader: None,
-            engine_name: py.None(),
             lane: None,
             gathered: Vec::new(),
             closes_once: false,
@@ -312,42 +225,32 @@ impl Engine {
             scratch: Vec::new(),
             scratch_utf8: String::new(),
             buffer: Vec::new(),
-            planted: None,
         };
         engine.answered = engine.grammar.start.is_none();
         if let Some(start) = engine.grammar.start.clone() {
             if !answer_later {
                 // the whole output is one block
                 // (nothing comes of a block's beginning: no event to keep)
-                let mut out = Out::new(py, None, opts.collapse);
-                engine.begin(py, &mut out, &start, true, Vec::new(), 0)?;
+                engine.begin(out, &start, true, Vec::new(), 0)?;
             }
         }
-        engine.lane = engine.next_lane(py)?;
+        engine.lane = engine.next_lane()?;
         Ok(engine)
     }
 
-    /// The Python objects the engine holds (for the garbage collector).
-    pub fn objects(&self) -> Vec<&PyObject> {
-        let mut objects = vec![&self.ctx.obj];
-        objects.extend(self.broken.iter());
-        if let Some(string) = &self.string {
-            objects.push(&string.index);
-            objects.push(&string.id);
+    /// What this engine started from (a parser made from a prototype starts
+    /// the same: see `toolparse.parser`'s prototypes), if it was never fed.
+    pub fn start(&self) -> Option<Start> {
+        if self.offset != 0 || self.closed {
+            return None;
         }
-        objects
-    }
-
-    /// (tests) raise the bug planted at `place`, if any; a planted `"panic"`
-    /// panics (the boundary must make it an `InternalParserError`).
-    pub fn bug(&self, py: Python<'_>, place: &str) -> PyResult<()> {
-        match &self.planted {
-            Some((at, exc)) if at == place => Err(PyErr::from_value(exc.bind(py).clone())),
-            Some((at, _)) if at == "panic" && place == "read" => {
-                panic!("a panic planted by a test")
-            }
-            _ => Ok(()),
-        }
+        Some(Start {
+            grammar: self.grammar.clone(),
+            parts: self.parts.clone(),
+            reasoning: self.reasoning.clone(),
+            opts: self.opts,
+            thought: self.thought.is_some(),
+        })
     }
 
     /// The grammar being read.
@@ -367,36 +270,35 @@ impl Engine {
         auto.owners.get(&machine.block.id).cloned()
     }
 
-    fn env_parts(&mut self) -> (&mut Vec<Machine>, &mut Ctx) {
-        (&mut self.machines, &mut self.ctx)
+    fn env_parts(&mut self) -> (&mut Vec<Machine<H>>, &mut Context, &mut H) {
+        (&mut self.machines, &mut self.ctx, &mut self.host)
     }
 
     /// The machine reading the current block.
-    pub fn current(&mut self) -> Option<&mut Machine> {
+    pub fn current(&mut self) -> Option<&mut Machine<H>> {
         let id = self.machine?;
         self.machines.get_mut(id)
     }
 
-    pub fn current_ref(&self) -> Option<&Machine> {
+    pub fn current_ref(&self) -> Option<&Machine<H>> {
         let id = self.machine?;
         self.machines.get(id)
     }
 
     /// Run `f` on the current machine with the environment it reads in.
-    fn with_machine<'py, R>(
+    fn with_machine<R>(
         &mut self,
-        py: Python<'py>,
-        out: &mut Out<'py>,
-        f: impl FnOnce(&mut Machine, &mut Env<'_, 'py>) -> PyResult<R>,
-    ) -> PyResult<R> {
+        out: &mut H::Out<'_>,
+        f: impl FnOnce(&mut Machine<H>, &mut Env<'_, '_, H>) -> Result<R, H::Error>,
+    ) -> Result<R, H::Error> {
         let id = self
             .machine
-            .ok_or_else(|| PyValueError::new_err("no block is being read"))?;
-        let (machines, ctx) = self.env_parts();
+            .ok_or_else(|| H::bug(Bug::value("no block is being read")))?;
+        let (machines, ctx, host) = self.env_parts();
         let machine = machines
             .get_mut(id)
-            .ok_or_else(|| PyValueError::new_err("no block reader"))?;
-        let mut env = Env { py, ctx, out };
+            .ok_or_else(|| H::bug(Bug::value("no block reader")))?;
+        let mut env = Env { host, ctx, out };
         f(machine, &mut env)
     }
 
@@ -406,14 +308,13 @@ impl Engine {
     /// arm the lane for the next delta. `after_lane`: what the lane took and
     /// gave no reader is read first, together with `delta`.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    pub(crate) fn read_into<'py, T: Unit>(
+    pub(crate) fn read_into<T: Unit>(
         &mut self,
-        py: Python<'py>,
         delta: &[T],
         after_lane: bool,
-        out: &mut Out<'py>,
-    ) -> PyResult<()> {
-        self.bug(py, "read")?;
+        out: &mut H::Out<'_>,
+    ) -> Result<(), H::Error> {
+        self.host.planted(out, "read")?;
         // (one buffer: the held text, a pair's first half waiting, what the lane
         // gathered and kept, the delta: the reference joins the same strings)
         let mut text = std::mem::take(&mut self.buffer);
@@ -438,61 +339,58 @@ impl Engine {
             }
         }
         if text.len() > held {
-            self.run_text(py, text, held, out, false)?;
+            self.run_text(text, held, out, false)?;
         } else {
             // (nothing new: the held text waits on)
             self.held.extend_from_slice(&text);
             self.buffer = text;
         }
-        self.lane = self.next_lane(py)?;
+        self.lane = self.next_lane()?;
         Ok(())
     }
 
-    /// `close`'s body (the boundary is the binding's).
-    pub fn close<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    /// `close`'s body (the boundary is the binding's): its events into `out`.
+    pub fn close(&mut self, out: &mut H::Out<'_>) -> Result<(), H::Error> {
         self.closed = true;
-        let mut out = Out::new(py, None, self.opts.collapse);
         if self.lane.is_some() {
             // (what the lane took is read as the delta it was, then the end)
-            self.read_into::<u32>(py, &[], true, &mut out)?;
+            self.read_into::<u32>(&[], true, out)?;
             self.lane = None;
         }
         let high: Vec<u32> = self.high_surrogate.take().into_iter().collect();
-        self.run(py, high, &mut out, true)?;
-        self.bug(py, "close")?;
-        self.end_of_stream(py, &mut out)?;
+        self.run(high, out, true)?;
+        self.host.planted(out, "close")?;
+        self.end_of_stream(out)?;
         if self.thought.as_ref().is_some_and(|t| !t.is_empty()) && self.scanner.in_reasoning() {
-            self.calls_in_thought(py, &mut out)?;
+            self.calls_in_thought(out)?;
         }
-        out.finish()
+        Ok(())
     }
 
     /// `_run`: read `delta` (after the held text).
-    pub fn run<'py>(
+    pub fn run(
         &mut self,
-        py: Python<'py>,
         delta: Vec<u32>,
-        out: &mut Out<'py>,
+        out: &mut H::Out<'_>,
         last: bool,
-    ) -> PyResult<()> {
+    ) -> Result<(), H::Error> {
         let mut text = std::mem::take(&mut self.held);
         let held = text.len();
         text.extend_from_slice(&delta);
-        self.run_text(py, text, held, out, last)
+        self.run_text(text, held, out, last)
     }
 
     /// `_run` of `text`, the held text (its first `held` characters) and the
     /// delta after it.
-    fn run_text<'py>(
+    fn run_text(
         &mut self,
-        py: Python<'py>,
         text: Vec<u32>,
         held: usize,
-        out: &mut Out<'py>,
+        out: &mut H::Out<'_>,
         last: bool,
-    ) -> PyResult<()> {
+    ) -> Result<(), H::Error> {
         let mut text = text;
-        let read = self.run_in(py, &mut text, held, out, last);
+        let read = self.run_in(&mut text, held, out, last);
         // (the buffer is reused by the next read: no allocation per read)
         if text.capacity() >= self.buffer.capacity() {
             self.buffer = text;
@@ -501,16 +399,15 @@ impl Engine {
     }
 
     /// [`Engine::run_text`]'s body, on a buffer it may replace.
-    fn run_in<'py>(
+    fn run_in(
         &mut self,
-        py: Python<'py>,
         text: &mut Vec<u32>,
         held: usize,
-        out: &mut Out<'py>,
+        out: &mut H::Out<'_>,
         last: bool,
-    ) -> PyResult<()> {
+    ) -> Result<(), H::Error> {
         // (where calls announce themselves and stream their arguments)
-        recorded(py, &text[held..])?;
+        self.host.record_read(out, &text[held..])?;
         self.scanner.forget_text();
         let mut i = 0;
         let mut n = text.len();
@@ -524,7 +421,7 @@ impl Engine {
                 if j > i {
                     let piece = &text[i..j];
                     if in_reasoning {
-                        self.emit_reasoning(py, piece, piece, out)?;
+                        self.emit_reasoning(piece, piece, out)?;
                     } else {
                         self.offset += (j - i) as i64;
                         out.text(Text::Points(piece))?;
@@ -542,7 +439,7 @@ impl Engine {
                         if hit.end > hit.start {
                             // (reasoning a marker ends before it has no closer to show)
                             let raw = &text[hit.start..hit.end];
-                            self.emit_reasoning(py, &[], raw, out)?; // (markup: in a reasoning event)
+                            self.emit_reasoning(&[], raw, out)?; // (markup: in a reasoning event)
                         }
                         match hit.found {
                             Found::ReasoningOpen => self.scanner.enter_reasoning(),
@@ -552,7 +449,7 @@ impl Engine {
                         if hit.found != Found::Markup {
                             if let Some(thought) = &mut self.thought {
                                 thought.clear(); // (a thought begins or ends: forget it)
-                                self.thought_reader = None;
+                                self.host.thought_reset();
                             }
                         }
                     }
@@ -562,11 +459,11 @@ impl Engine {
                             .grammar
                             .start
                             .clone()
-                            .ok_or_else(|| PyValueError::new_err("an answer with no start"))?;
-                        self.begin(py, out, &start, true, Vec::new(), 0)?;
+                            .ok_or_else(|| H::bug(Bug::value("an answer with no start")))?;
+                        self.begin(out, &start, true, Vec::new(), 0)?;
                     }
                     Found::Terminal(source, key) => {
-                        match self.open(py, out, text, hit, source, key, last)? {
+                        match self.open(out, text, hit, source, key, last)? {
                             None => {
                                 // (auto: what follows a shared opener does not tell whose it is yet)
                                 self.held.clear();
@@ -593,7 +490,7 @@ impl Engine {
             let finished = self.current_ref().is_some_and(|m| m.finished);
             if finished {
                 // (an opener that is a whole call: <get_time/>)
-                let leftover = self.finish_block(py, out)?;
+                let leftover = self.finish_block(out)?;
                 debug_assert!(leftover.is_empty());
                 continue;
             }
@@ -603,26 +500,25 @@ impl Engine {
             let pos = self.raw_base + raw_len;
             let limited;
             let j;
-            let trial = self.unconfirmed(py)?;
+            let trial = self.unconfirmed(out)?;
             let left = TRIAL.min(self.opts.max_call_chars.max(0) as usize) as i64 - raw_len;
             if trial && span > left {
                 // (an opener not confirmed yet: its block reads TRIAL characters at most)
                 limited = true;
                 j = if left > 0 {
                     let part = text[i..i + left as usize].to_vec();
-                    i + self
-                        .with_machine(py, &mut *out, |m, env| m.feed(env, &part, 0, pos, false))?
+                    i + self.with_machine(&mut *out, |m, env| m.feed(env, &part, 0, pos, false))?
                 } else {
                     i
                 };
             } else if span <= WINDOW as i64 && span < room {
                 // (the usual delta: small, well inside the limit)
                 limited = false;
-                j = self.with_machine(py, &mut *out, |m, env| m.feed(env, text, i, pos, last))?;
+                j = self.with_machine(&mut *out, |m, env| m.feed(env, text, i, pos, last))?;
             } else {
                 if room <= 0 {
                     // the opener alone passed the limit
-                    self.overflow(py, out)?;
+                    self.overflow(out)?;
                     continue;
                 }
                 let window = room.min((WINDOW as i64).max(raw_len));
@@ -631,8 +527,8 @@ impl Engine {
                     // never past the size limit; a large delta a growing window at a time
                     let end = i + window as usize;
                     let part = text[i..end].to_vec();
-                    let read = self
-                        .with_machine(py, &mut *out, |m, env| m.feed(env, &part, 0, pos, last))?;
+                    let read =
+                        self.with_machine(&mut *out, |m, env| m.feed(env, &part, 0, pos, last))?;
                     let waiting = self.current_ref().is_some_and(|m| m.waiting);
                     j = if waiting && window == room {
                         // undecided where the size limit falls: the block is too large, and
@@ -642,8 +538,7 @@ impl Engine {
                         i + read
                     };
                 } else {
-                    j =
-                        self.with_machine(py, &mut *out, |m, env| m.feed(env, text, i, pos, last))?;
+                    j = self.with_machine(&mut *out, |m, env| m.feed(env, text, i, pos, last))?;
                 }
             }
             if j > i {
@@ -653,7 +548,7 @@ impl Engine {
             let (failed_at, finished) = self
                 .current_ref()
                 .map_or((-1, false), |m| (m.failed_at, m.finished));
-            if trial && !finished && (limited || failed_at >= 0) && self.unconfirmed(py)? {
+            if trial && !finished && (limited || failed_at >= 0) && self.unconfirmed(out)? {
                 // (it broke, or needs more than TRIAL characters, before announcing a call)
                 let again = self.abandon(out)?;
                 i = self.rewind(text, i, again);
@@ -661,10 +556,10 @@ impl Engine {
                 continue;
             }
             if failed_at >= 0 && !finished && !self.cut_checked {
-                self.cut_broken_block(py, out, failed_at)?;
+                self.cut_broken_block(out, failed_at)?;
             }
             if self.current_ref().is_some_and(|m| m.finished) {
-                let leftover = self.finish_block(py, out)?;
+                let leftover = self.finish_block(out)?;
                 if !leftover.is_empty() {
                     // raw read past the block's end (a cut): read it again as output
                     i = self.rewind(text, i, leftover);
@@ -673,7 +568,7 @@ impl Engine {
                 continue;
             }
             if self.raw.len() as i64 > self.opts.max_call_chars {
-                self.overflow(py, out)?;
+                self.overflow(out)?;
             } else if self.current_ref().is_some_and(|m| m.waiting) && !limited {
                 // the machine waits for more text
                 self.held.clear();
@@ -700,20 +595,19 @@ impl Engine {
     /// opener's end, or its start when the block reads it again), or None to
     /// wait for more text (`grammar="auto"`).
     #[allow(clippy::too_many_arguments)]
-    fn open<'py>(
+    fn open(
         &mut self,
-        py: Python<'py>,
-        out: &mut Out<'py>,
+        out: &mut H::Out<'_>,
         text: &[u32],
         hit: ScanHit,
         source: Source,
         key: Key,
         last: bool,
-    ) -> PyResult<Option<usize>> {
+    ) -> Result<Option<usize>, H::Error> {
         self.cut_checked = false;
         let mut term = self
             .hit_terminal(source, key)
-            .ok_or_else(|| PyValueError::new_err("a hit of no lexicon"))?;
+            .ok_or_else(|| H::bug(Bug::value("a hit of no lexicon")))?;
         let mut name: Vec<u32> = text
             .get(hit.name.0..hit.name.1)
             .map(<[u32]>::to_vec)
@@ -731,7 +625,7 @@ impl Engine {
                 if let Some(member) = auto.decider(marker) {
                     // (its reasoning markup: read again as its grammar)
                     let member = member.to_owned();
-                    self.decide(py, &member)?;
+                    self.decide(&member)?;
                     return Ok(Some(hit.start));
                 }
             }
@@ -744,39 +638,38 @@ impl Engine {
             None => grammar
                 .opener(&term)
                 .cloned()
-                .ok_or_else(|| PyValueError::new_err("an opener with no step"))?,
+                .ok_or_else(|| H::bug(Bug::value("an opener with no step")))?,
         };
         if grammar.auto.is_some() && self.opts.max_call_chars >= TRIAL as i64 {
             // (undecided: the opener is confirmed only by a call its block announces; a call
             // limit below the trial's window leaves no room to confirm, so the opener decides)
             self.trial.clear();
             self.trial.extend_from_slice(&text[hit.start..hit.end]);
-            self.trial_from = self.ctx.next_index(py)?;
+            self.trial_from = self.host.next_index(out)?;
             self.trial_markdown = self.scanner.ended.take();
         } else {
             self.scanner.ended = None;
         }
         if spec.again {
             // (bare JSON's "{": the block's reader reads it)
-            self.begin(py, out, &spec, false, name, 0)?;
+            self.begin(out, &spec, false, name, 0)?;
             return Ok(Some(hit.start));
         }
         self.raw.extend(&text[hit.start..hit.end]);
-        self.begin(py, out, &spec, false, name, (hit.end - hit.start) as i64)?;
+        self.begin(out, &spec, false, name, (hit.end - hit.start) as i64)?;
         Ok(Some(hit.end))
     }
 
     /// `_begin`: a block begins after `opener`, read by the block reader of
     /// its kind (one per kind, kept from block to block).
-    fn begin<'py>(
+    fn begin(
         &mut self,
-        py: Python<'py>,
-        out: &mut Out<'py>,
+        out: &mut H::Out<'_>,
         opener: &OpenerRt,
         start: bool,
         name: Vec<u32>,
         at: i64,
-    ) -> PyResult<()> {
+    ) -> Result<(), H::Error> {
         let id = opener.block.id;
         let place = match self.machines.iter().position(|m| m.block.id == id) {
             Some(place) => place,
@@ -789,18 +682,18 @@ impl Engine {
         if start {
             self.answered = true;
         }
-        self.with_machine(py, &mut *out, |m, env| m.begin(env, opener, name, at))
+        self.with_machine(&mut *out, |m, env| m.begin(env, opener, name, at))
     }
 
     // -- block endings --------------------------------------------------------------------
 
     /// `_finish_block`: turn the finished block into events; return raw text
     /// to read again.
-    fn finish_block<'py>(&mut self, py: Python<'py>, out: &mut Out<'py>) -> PyResult<Vec<u32>> {
+    fn finish_block(&mut self, out: &mut H::Out<'_>) -> Result<Vec<u32>, H::Error> {
         let named = self
             .current()
             .is_some_and(|machine| machine.names_undeclared_tool());
-        if self.unconfirmed(py)? && !named {
+        if self.unconfirmed(out)? && !named {
             // (it ended, as text or an error, before announcing a call)
             return self.abandon(out);
         }
@@ -810,7 +703,7 @@ impl Engine {
         let (end, outcomes, rejected, block_id) = {
             let machine = self
                 .current()
-                .ok_or_else(|| PyValueError::new_err("no block to finish"))?;
+                .ok_or_else(|| H::bug(Bug::value("no block to finish")))?;
             let end = if machine.end >= 0 {
                 machine.end.max(base)
             } else {
@@ -829,7 +722,7 @@ impl Engine {
             self.offset += cut as i64;
             out.text(raw.text(0, cut))?;
         } else {
-            self.emit_outcomes(py, outcomes, &raw, base, end, out)?;
+            self.emit_outcomes(outcomes, &raw, base, end, out)?;
             let owner = self
                 .grammar
                 .auto
@@ -837,7 +730,7 @@ impl Engine {
                 .and_then(|auto| auto.owners.get(&block_id).cloned());
             if let Some(owner) = owner {
                 // (the model wrote this grammar's markup: it is the stream's)
-                self.decide(py, &owner)?;
+                self.decide(&owner)?;
             }
         }
         self.machine = None;
@@ -866,11 +759,11 @@ impl Engine {
 
     /// `_unconfirmed`: (`grammar="auto"`, undecided) the block being read is an
     /// opener's that no call has confirmed yet (a call announced confirms it).
-    fn unconfirmed(&mut self, py: Python<'_>) -> PyResult<bool> {
+    fn unconfirmed(&mut self, out: &mut H::Out<'_>) -> Result<bool, H::Error> {
         if self.trial.is_empty() {
             return Ok(false);
         }
-        if self.ctx.next_index(py)? != self.trial_from {
+        if self.host.next_index(out)? != self.trial_from {
             self.trial.clear();
             return Ok(false);
         }
@@ -880,13 +773,13 @@ impl Engine {
     /// `_abandon`: (`grammar="auto"`) the block of an opener that no call
     /// confirmed: the opener is text, and what the block read after it is
     /// read again as output (at most TRIAL characters, once per opener).
-    fn abandon(&mut self, out: &mut Out<'_>) -> PyResult<Vec<u32>> {
+    fn abandon(&mut self, out: &mut H::Out<'_>) -> Result<Vec<u32>, H::Error> {
         let opener = std::mem::take(&mut self.trial);
         let raw = std::mem::take(&mut self.raw);
         if self.raw_base != 0 || raw.len() < opener.len() {
-            return Err(PyValueError::new_err(
+            return Err(H::bug(Bug::value(
                 "an unconfirmed block without its opener",
-            ));
+            )));
         }
         if let Some(machine) = self.current() {
             machine.take_outcomes(); // (errors of markup only mentioned: none is shown)
@@ -907,21 +800,21 @@ impl Engine {
     }
 
     /// `_decide`: (`grammar="auto"`) read the rest of the stream as `name`.
-    fn decide(&mut self, py: Python<'_>, name: &str) -> PyResult<()> {
+    fn decide(&mut self, name: &str) -> Result<(), H::Error> {
         let auto = self
             .grammar
             .auto
             .as_ref()
-            .ok_or_else(|| PyValueError::new_err("decided without auto"))?;
+            .ok_or_else(|| H::bug(Bug::value("decided without auto")))?;
         let member = auto
             .member(name)
             .cloned()
-            .ok_or_else(|| PyValueError::new_err(format!("no member {name}")))?;
+            .ok_or_else(|| H::bug(Bug::value(format!("no member {name}"))))?;
         let reasoning = self.reasoning.for_grammar(&member.tables);
         let switched = self
             .parts
             .switched(&self.scanner, &member.tables, reasoning.as_ref())
-            .map_err(|e| start_error(py, e))?;
+            .map_err(start_error::<H>)?;
         self.scanner = switched.core;
         self.text_lexicons = switched.text_lexicons;
         self.code_lexicons = switched.code_lexicons;
@@ -933,25 +826,27 @@ impl Engine {
         Ok(())
     }
 
-    fn end_of_stream<'py>(&mut self, py: Python<'py>, out: &mut Out<'py>) -> PyResult<()> {
+    fn end_of_stream(&mut self, out: &mut H::Out<'_>) -> Result<(), H::Error> {
         if !self.answered && self.machine.is_none() {
             // a forced answer that never began (or held no call)
             let start = self
                 .grammar
                 .start
                 .clone()
-                .ok_or_else(|| PyValueError::new_err("no answer to begin"))?;
-            self.begin(py, out, &start, true, Vec::new(), 0)?;
+                .ok_or_else(|| H::bug(Bug::value("no answer to begin")))?;
+            self.begin(out, &start, true, Vec::new(), 0)?;
         }
         while self.machine.is_some() {
             let end = self.raw_base + self.raw.len() as i64;
-            self.with_machine(py, &mut *out, |m, env| m.close(env, end))?;
-            if self.current_ref().is_some_and(Machine::unfinished_block) && !self.unconfirmed(py)? {
-                self.cut_broken_block(py, out, end)?;
+            self.with_machine(&mut *out, |m, env| m.close(env, end))?;
+            if self.current_ref().is_some_and(Machine::unfinished_block)
+                && !self.unconfirmed(out)?
+            {
+                self.cut_broken_block(out, end)?;
             }
-            let leftover = self.finish_block(py, out)?;
+            let leftover = self.finish_block(out)?;
             if !leftover.is_empty() {
-                self.run(py, leftover, out, true)?;
+                self.run(leftover, out, true)?;
             }
         }
         Ok(())
@@ -961,12 +856,7 @@ impl Engine {
     /// when one lies before the point where it broke; what follows the closer
     /// is read again as ordinary output (only where the block starts outside
     /// text already read again: no character is read more than twice).
-    fn cut_broken_block<'py>(
-        &mut self,
-        py: Python<'py>,
-        out: &mut Out<'py>,
-        before: i64,
-    ) -> PyResult<()> {
+    fn cut_broken_block(&mut self, out: &mut H::Out<'_>, before: i64) -> Result<(), H::Error> {
         self.cut_checked = true;
         let start = self.offset;
         let Some(machine) = self.current_ref() else {
@@ -984,20 +874,19 @@ impl Engine {
             return Ok(());
         };
         let end = (at + closer.len()) as i64;
-        self.with_machine(py, &mut *out, |m, env| m.cut(env, end))?;
+        self.with_machine(&mut *out, |m, env| m.cut(env, end))?;
         self.refeed_until = start + self.raw.len() as i64;
         Ok(())
     }
 
-    fn emit_outcomes<'py>(
+    fn emit_outcomes(
         &mut self,
-        py: Python<'py>,
-        outcomes: Vec<Outcome>,
+        outcomes: Vec<Outcome<H>>,
         raw: &Points,
         base: i64,
         end: i64,
-        out: &mut Out<'py>,
-    ) -> PyResult<()> {
+        out: &mut H::Out<'_>,
+    ) -> Result<(), H::Error> {
         self.answered = true; // (a forced answer wrapped in markup: read)
         let mut pos = base;
         let last = outcomes.len().saturating_sub(1);
@@ -1008,7 +897,7 @@ impl Engine {
             };
             let (a, b) = py_range(raw.len(), pos - base, stop - base);
             pos = stop;
-            if outcome.reason == Some(Reason::TooLarge) && outcome.index.is_none() {
+            if outcome.reason == Some(Reason::TooLarge) && outcome.call.is_none() {
                 if a == b {
                     continue; // the limit fell exactly at the block's end: nothing is left
                 }
@@ -1016,38 +905,29 @@ impl Engine {
                     outcome.message = b"the rest of a call that passed max_call_chars".to_vec();
                 }
             }
-            let raw_piece = raw.pystr(py, a, b)?;
-            let event = outcome.to_event(py, &raw_piece, self.offset)?;
             let failed = outcome.reason.is_some();
-            let no_call = outcome.index.is_none();
-            outcome.release(py);
+            let no_call = outcome.call.is_none();
+            let offset = self.offset;
             self.offset += (b - a) as i64;
             if self.opts.unknown_on_error && failed && no_call {
                 // (the AI SDK middleware's behaviour) a forced answer that is not a
                 // call becomes a call named "unknown" with {} arguments
-                let (index, call_id) = self.ctx.assign(py)?;
-                let (index, call_id) = (index.into_bound(py), call_id.into_bound(py));
-                let name = PyString::new(py, "unknown");
-                out.call_start(&index, &call_id, &name)?;
-                out.call_delta(&index, &call_id, Text::Str("{}"))?;
-                let empty = pyo3::types::PyDict::new(py);
-                let none = py.None().into_bound(py);
-                out.push(events::tool_call(
-                    py,
-                    &[
-                        &index,
-                        &call_id,
-                        PyString::new(py, "unknown").as_any(),
-                        empty.as_any(),
-                        raw_piece.as_any(),
-                        PyTuple::empty(py).as_any(),
-                        &none,
-                        &none,
-                    ],
-                )?)?;
+                let call = self.host.assign(out)?;
+                Sink::call_start(out, &call, b"unknown")?;
+                Sink::call_delta(out, &call, Text::Str("{}"))?;
+                let mut unknown = Outcome::error(
+                    None,
+                    Some(b"unknown".to_vec()),
+                    Reason::InvalidCall,
+                    Vec::new(),
+                );
+                unknown.reason = None;
+                unknown.call = Some(call);
+                unknown.arguments = Some(b"{}".to_vec());
+                Sink::outcome(out, unknown, raw.text(a, b), offset)?;
                 continue;
             }
-            out.push(event)?;
+            Sink::outcome(out, outcome, raw.text(a, b), offset)?;
             if self.opts.errors_as_text && failed && b > a {
                 out.text(raw.text(a, b))?;
             }
@@ -1057,9 +937,9 @@ impl Engine {
 
     /// `_overflow`: the block passed max_call_chars: flush what it holds as
     /// events and keep only looking for its end.
-    fn overflow<'py>(&mut self, py: Python<'py>, out: &mut Out<'py>) -> PyResult<()> {
+    fn overflow(&mut self, out: &mut H::Out<'_>) -> Result<(), H::Error> {
         let max = self.opts.max_call_chars;
-        let (mut current, mut outcomes) = self.with_machine(py, &mut *out, |m, env| {
+        let (mut current, mut outcomes) = self.with_machine(&mut *out, |m, env| {
             let current = m.overflow(env)?;
             Ok((current, m.take_outcomes()))
         })?;
@@ -1073,77 +953,55 @@ impl Engine {
         outcomes.push(current);
         let raw = std::mem::take(&mut self.raw);
         let base = self.raw_base;
-        self.emit_outcomes(py, outcomes, &raw, base, base + raw.len() as i64, out)?;
+        self.emit_outcomes(outcomes, &raw, base, base + raw.len() as i64, out)?;
         self.raw_base = base + raw.len() as i64;
         Ok(())
     }
 
     /// `_emit_reasoning`: reasoning (joined to the reasoning event just
     /// before it: see [`Out`]).
-    pub fn emit_reasoning<'py>(
+    pub fn emit_reasoning(
         &mut self,
-        py: Python<'py>,
         text: &[u32],
         raw: &[u32],
-        out: &mut Out<'py>,
-    ) -> PyResult<()> {
+        out: &mut H::Out<'_>,
+    ) -> Result<(), H::Error> {
         self.offset += raw.len() as i64;
         if !text.is_empty() && self.thought.is_some() {
-            self.keep_thought(py, text)?;
+            self.keep_thought(out, text)?;
         }
         out.reasoning(text, raw)
     }
 
     /// `_keep_thought`: keep reasoning text, its last window at least; what
-    /// the window lets go is read by the thought's shadow reader (the
+    /// the window lets go is read by the host's shadow reader (the
     /// reference's `thought_read`), so its Markdown is known at the window.
-    pub fn keep_thought(&mut self, py: Python<'_>, text: &[u32]) -> PyResult<()> {
+    pub fn keep_thought(&mut self, out: &mut H::Out<'_>, text: &[u32]) -> Result<(), H::Error> {
         let Some(thought) = &mut self.thought else {
             return Ok(());
         };
         thought.extend_from_slice(text);
         if thought.len() > 2 * THOUGHT_WINDOW {
             let cut = thought.len() - THOUGHT_WINDOW;
-            let head = pystr(py, &thought[..cut])?;
-            thought.drain(..cut);
-            let reader = self.thought_reader.take();
-            let reader = py
-                .import("toolparse.engine.core")?
-                .getattr("thought_read")?
-                .call1((
-                    reader,
-                    self.grammar.py.bind(py),
-                    self.ctx.obj.bind(py),
-                    self.opts.max_call_chars,
-                    "native",
-                    head,
-                ))?;
-            self.thought_reader = Some(reader.unbind());
+            let head: Vec<u32> = thought.drain(..cut).collect();
+            self.host
+                .thought_read(out, &self.grammar, &head, self.opts.max_call_chars)?;
         }
         Ok(())
     }
 
     /// `_calls_in_thought`: the stream ended in reasoning: the calls its kept
-    /// text completes, read by a shadow engine (the reference's function).
-    fn calls_in_thought<'py>(&mut self, py: Python<'py>, out: &mut Out<'py>) -> PyResult<()> {
+    /// text completes, read by the host's shadow engine.
+    fn calls_in_thought(&mut self, out: &mut H::Out<'_>) -> Result<(), H::Error> {
         let thought = std::mem::take(self.thought.get_or_insert_with(Vec::new));
-        let text = pystr(py, &thought)?;
-        let reader = self.thought_reader.take();
-        let found = py
-            .import("toolparse.engine.core")?
-            .getattr("shadow_calls")?
-            .call1((
-                self.grammar.py.bind(py),
-                self.ctx.obj.bind(py),
-                self.opts.max_call_chars,
-                "native",
-                text,
-                self.opts.reasoning_calls == ReasoningCalls::Salvage,
-                self.offset,
-                reader,
-            ))?;
-        out.extend(&found)?;
-        Ok(())
+        self.host.shadow_calls(
+            out,
+            &self.grammar,
+            &thought,
+            self.opts.max_call_chars,
+            self.opts.reasoning_calls == ReasoningCalls::Salvage,
+            self.offset,
+        )
     }
 }
 
@@ -1161,11 +1019,11 @@ fn rewound(text: Vec<u32>, i: usize, again: Vec<u32>) -> (Vec<u32>, usize) {
 /// `AutoTables.choose`: the claim that takes the shared opener ending at
 /// `text[at]`; None: the text after it does not tell yet.
 fn choose<'a>(
-    claims: &'a [rt::ClaimRt],
+    claims: &'a [runtime::ClaimRt],
     text: &[u32],
     at: usize,
     last: bool,
-) -> Option<&'a rt::ClaimRt> {
+) -> Option<&'a runtime::ClaimRt> {
     let mut fallback = None;
     let decided = last || text.len() - at.min(text.len()) >= LOOKAHEAD_CHARS;
     let end = (at + LOOKAHEAD_CHARS).min(text.len());
@@ -1196,25 +1054,14 @@ fn gather_stops(call_ends: &[u32]) -> StopSet {
     stops
 }
 
-/// (for the binding) the points of `text` held as a name.
-pub fn held_str<'py>(py: Python<'py>, points: &[u32]) -> PyResult<PyObject> {
-    points_str(py, points)
-}
-
 /// A start scanner the grammar, tools and reasoning make none of, as the
 /// reference raises it (`InvalidOptionError` for the reasoning, else ValueError).
-fn start_error(py: Python<'_>, e: StartError) -> PyErr {
+pub fn start_error<H: Host>(e: StartError) -> H::Error {
     match e {
-        StartError::Openers(why) => PyValueError::new_err(why),
-        StartError::Reasoning(why) => {
-            let class = py
-                .import(intern!(py, "toolparse.errors"))
-                .and_then(|m| m.getattr(intern!(py, "InvalidOptionError")))
-                .and_then(|c| Ok(c.downcast_into::<pyo3::types::PyType>()?));
-            match class {
-                Ok(class) => PyErr::from_type(class, why),
-                Err(err) => err,
-            }
-        }
+        StartError::Openers(why) => H::bug(Bug::value(why)),
+        StartError::Reasoning(why) => H::bug(Bug {
+            kind: BugKind::Option,
+            what: why,
+        }),
     }
 }

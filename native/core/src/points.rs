@@ -8,12 +8,6 @@
 
 use std::borrow::Cow;
 
-use pyo3::prelude::*;
-use pyo3::types::PyString;
-
-use crate::lexicon::Name;
-use crate::pylexicon::new_str;
-
 /// The largest buffer [`Points::recycle`] keeps for the next block.
 const RECYCLED_BYTES: usize = 4096;
 
@@ -94,24 +88,11 @@ impl Points {
     }
 
     /// Where the code points `a..b` are, for an event.
-    pub fn text(&self, a: usize, b: usize) -> toolparse_core::sink::Text<'_> {
-        use toolparse_core::sink::Text;
+    pub fn text(&self, a: usize, b: usize) -> crate::sink::Text<'_> {
+        use crate::sink::Text;
         match self {
             Points::Narrow(v) => Text::Latin1(&v[a..b]),
             Points::Wide(v) => Text::Points(&v[a..b]),
-        }
-    }
-
-    /// The code points `a..b` as a Python `str`.
-    pub fn pystr<'py>(
-        &self,
-        py: Python<'py>,
-        a: usize,
-        b: usize,
-    ) -> PyResult<Bound<'py, PyString>> {
-        match self {
-            Points::Narrow(v) => new_str(py, Name::U8(&v[a..b])),
-            Points::Wide(v) => new_str(py, Name::U32(&v[a..b])),
         }
     }
 }

@@ -19,18 +19,19 @@ use std::cell::{OnceCell, RefCell};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use pyo3::prelude::*;
-
-use crate::calls::{Ending, Host, MemberCall};
+use crate::call_env::{CallEnv, HostTyper};
+use crate::calls::{Ending, Host as _, MemberCall};
 use crate::calls_json::JsonCall;
-use crate::ctx::{CallHost, Convert, Ctx, Ids, Outcome, PointNames, PropertyNames};
+use crate::coercion::Value;
+use crate::context::{Context, PointNames, PropertyNames};
+use crate::engine::regions::Reader;
+use crate::grammar::{Reason, Step, TO_BEFORE, TO_END, TO_FAIL, TO_REJECT};
+use crate::host::{Host, Outcome};
 use crate::lexicon::{Name, Names, TagContext};
-use crate::regions::Reader;
-use crate::rt::{BlockRt, Kind, OpenerRt, RegionRt};
-use crate::tables::{Reason, Step, TO_BEFORE, TO_END, TO_FAIL, TO_REJECT};
+use crate::runtime::{BlockRt, Kind, OpenerRt, RegionRt};
+use crate::rust_calls::Convert;
 use crate::value::ValueReader;
 use crate::wide;
-use toolparse_core::coercion::Value;
 
 /// Code points as generalized UTF-8 (what the calls keep names and keys as).
 pub fn wide_of_points(points: &[u32]) -> Vec<u8> {
@@ -39,18 +40,18 @@ pub fn wide_of_points(points: &[u32]) -> Vec<u8> {
     out
 }
 
-/// A JSON call (`EnvelopeCall` or `JsonArgsCall`), with the native typer.
-pub type JsonCallRt = JsonCall<Value, crate::ctx::Typer>;
+/// A JSON call (`EnvelopeCall` or `JsonArgsCall`), with the core's typer.
+pub type JsonCallRt<H> = JsonCall<Value, HostTyper<H>>;
 
 /// The call being read, of the kind its block makes.
-pub enum Call {
+pub enum Call<H: Host> {
     /// Named text members (`MemberCall`).
     Member(Box<MemberCall<Value>>),
     /// A JSON object: an envelope of name and arguments, or the arguments.
-    Json(Box<JsonCallRt>),
+    Json(Box<JsonCallRt<H>>),
 }
 
-impl Call {
+impl<H: Host> Call<H> {
     pub fn started(&self) -> bool {
         match self {
             Call::Member(c) => c.started,
@@ -80,10 +81,10 @@ impl Call {
     }
 }
 
-/// The call being read, with its ids (once started) and converter.
-pub struct CallSlot {
-    pub call: Call,
-    pub ids: Ids,
+/// The call being read, as its events name it (once started), and its converter.
+pub struct CallSlot<H: Host> {
+    pub call: Call<H>,
+    pub ids: Option<H::Call>,
     pub convert: Convert,
     /// A number that tells calls apart (the engine's string lane asks whether
     /// the string that streams is still the same).
@@ -100,17 +101,17 @@ pub enum At {
 }
 
 /// Reads one block; see the module docs.
-pub struct Machine {
+pub struct Machine<H: Host> {
     pub block: Arc<BlockRt>,
     lenient: bool,
     /// Value text read before its call began.
     pending: Vec<u32>,
-    outcomes: Vec<Outcome>,
+    outcomes: Vec<Outcome<H>>,
     /// Each region's reader state (made when first entered: kept for the next
     /// block of this kind), and the skip region's (it has none).
     pub(crate) readers: Vec<Option<Reader>>,
     pub(crate) at: At,
-    pub slot: Option<CallSlot>,
+    pub slot: Option<CallSlot<H>>,
     /// A call named, its JSON arguments not begun.
     pub json_name: Option<Vec<u32>>,
     /// The name just read (an opener tag's name, a Name region's text).
@@ -126,7 +127,7 @@ pub struct Machine {
     /// The called tool's property names (None: not looked up yet).
     properties: RefCell<Option<PropertyNames>>,
     /// Ends the block's outcomes, once it ends.
-    error: Option<Outcome>,
+    error: Option<Outcome<H>>,
     pub(crate) stop: bool,
     /// The last feed stopped where more text is needed to decide.
     pub waiting: bool,
@@ -150,33 +151,33 @@ pub struct Machine {
 /// ended one (the reference compares the strings themselves).
 static SERIALS: AtomicU64 = AtomicU64::new(0);
 
-/// What the machine needs of the engine while it reads: Python, and the
-/// stream's call context.
-pub struct Env<'a, 'py> {
-    pub py: Python<'py>,
-    pub ctx: &'a mut Ctx,
+/// What the machine needs of the engine while it reads: the host, the
+/// stream's call context, and where the read's events go.
+pub struct Env<'a, 'o, H: Host> {
+    pub host: &'a mut H,
+    pub ctx: &'a mut Context,
     /// The events of the read in progress.
-    pub out: &'a mut crate::pysink::Out<'py>,
+    pub out: &'a mut H::Out<'o>,
 }
 
 /// The machine as the lexicons' tag context (`Machine`'s `TagContext`
 /// properties).
-pub struct View<'a> {
-    machine: &'a Machine,
-    ctx: &'a Ctx,
+pub struct View<'a, H: Host> {
+    machine: &'a Machine<H>,
+    ctx: &'a Context,
     tools: Option<PointNames<'a>>,
     properties: OnceCell<PropertyNames>,
 }
 
-impl Env<'_, '_> {
+impl<H: Host> Env<'_, '_, H> {
     /// The stream's `max_depth`.
     pub fn ctx_max_depth(&self) -> usize {
         self.ctx.max_depth
     }
 }
 
-impl<'a> View<'a> {
-    pub fn new(machine: &'a Machine, ctx: &'a Ctx) -> Self {
+impl<'a, H: Host> View<'a, H> {
+    pub fn new(machine: &'a Machine<H>, ctx: &'a Context) -> Self {
         View {
             machine,
             ctx,
@@ -186,7 +187,7 @@ impl<'a> View<'a> {
     }
 }
 
-impl TagContext for View<'_> {
+impl<H: Host> TagContext for View<'_, H> {
     fn key(&self) -> Option<Name<'_>> {
         self.machine.key.as_ref().map(|k| Name::U32(k))
     }
@@ -237,8 +238,8 @@ impl TagContext for View<'_> {
     }
 }
 
-impl Machine {
-    pub fn new(block: Arc<BlockRt>) -> Machine {
+impl<H: Host> Machine<H> {
+    pub fn new(block: Arc<BlockRt>) -> Machine<H> {
         let regions = block.regions.len();
         Machine {
             block,
@@ -283,11 +284,11 @@ impl Machine {
     /// here: one machine reads every block of its kind in turn.
     pub fn begin(
         &mut self,
-        env: &mut Env<'_, '_>,
+        env: &mut Env<'_, '_, H>,
         opener: &OpenerRt,
         name: Vec<u32>,
         at: i64,
-    ) -> PyResult<()> {
+    ) -> Result<(), H::Error> {
         self.lenient = opener.lenient;
         self.slot = None;
         self.json_name = None;
@@ -322,7 +323,7 @@ impl Machine {
     }
 
     /// The calls and errors so far (the block's, when it has ended).
-    pub fn take_outcomes(&mut self) -> Vec<Outcome> {
+    pub fn take_outcomes(&mut self) -> Vec<Outcome<H>> {
         std::mem::take(&mut self.outcomes)
     }
 
@@ -410,7 +411,7 @@ impl Machine {
     }
 
     /// `name_room` with the name's breakers (the gather lane's stops).
-    pub fn name_room_pattern(&self) -> Option<(crate::tables::CharClass, usize)> {
+    pub fn name_room_pattern(&self) -> Option<(crate::grammar::CharClass, usize)> {
         let room = self.name_room()?;
         let At::Region(k) = self.at else {
             return None;
@@ -425,12 +426,12 @@ impl Machine {
 
     /// `open_string`: inside a string that streams, what the engine's string
     /// lane needs of it (None: no string streams).
-    pub fn open_string(&self, py: Python<'_>) -> Option<crate::fast::StringLane> {
+    pub fn open_string(&self) -> Option<crate::engine::lanes::StringLane<H>> {
         let slot = self.slot.as_ref()?;
         if !slot.call.started() {
             return None;
         }
-        let (index, id) = slot.ids.as_ref()?;
+        let call = slot.ids.as_ref()?;
         let value = match &self.region().kind {
             Kind::Value { .. } => {
                 let value = self.value.as_ref()?;
@@ -453,10 +454,9 @@ impl Machine {
             },
             _ => return None,
         };
-        Some(crate::fast::StringLane {
+        Some(crate::engine::lanes::StringLane {
             serial: (slot.serial, if value { self.value_serial } else { 0 }),
-            index: index.clone_ref(py),
-            id: id.clone_ref(py),
+            call: call.clone(),
             value,
         })
     }
@@ -495,12 +495,12 @@ impl Machine {
     /// where more text is needed.
     pub fn feed(
         &mut self,
-        env: &mut Env<'_, '_>,
+        env: &mut Env<'_, '_, H>,
         text: &[u32],
         mut i: usize,
         pos: i64,
         last: bool,
-    ) -> PyResult<usize> {
+    ) -> Result<usize, H::Error> {
         let base = pos - i as i64;
         self.stop = false;
         self.waiting = false;
@@ -512,12 +512,12 @@ impl Machine {
     }
 
     /// The stream ended at block position `pos` (held text already fed, final).
-    pub fn close(&mut self, env: &mut Env<'_, '_>, pos: i64) -> PyResult<()> {
+    pub fn close(&mut self, env: &mut Env<'_, '_, H>, pos: i64) -> Result<(), H::Error> {
         if self.finished {
             return Ok(());
         }
         if let Some(value) = self.value.as_mut() {
-            let mut collect = crate::regions::Collect::default();
+            let mut collect = crate::engine::regions::Collect::default();
             value.finish::<u32, _>(&mut collect);
             if collect.any {
                 self.value_text(&collect.points);
@@ -561,7 +561,7 @@ impl Machine {
 
     /// The engine found the block's closer at `end` inside a call that broke
     /// later: the block ends there.
-    pub fn cut(&mut self, env: &mut Env<'_, '_>, end: i64) -> PyResult<()> {
+    pub fn cut(&mut self, env: &mut Env<'_, '_, H>, end: i64) -> Result<(), H::Error> {
         if self.end >= 0 {
             let closer = self.closer().map(|c| c.to_vec()).unwrap_or_default();
             if let Some(last) = self.outcomes.last_mut() {
@@ -579,7 +579,7 @@ impl Machine {
 
     /// The block passed the size limit: the outcome of the call in progress
     /// (its raw ends here); then only the block's end is looked for.
-    pub fn overflow(&mut self, env: &mut Env<'_, '_>) -> PyResult<Outcome> {
+    pub fn overflow(&mut self, env: &mut Env<'_, '_, H>) -> Result<Outcome<H>, H::Error> {
         let current = match self.error.take() {
             Some(error) if error.reason != Some(Reason::TooLarge) => error,
             _ => self.now(env, Reason::TooLarge, Vec::new())?,
@@ -599,8 +599,8 @@ impl Machine {
         at
     }
 
-    pub(crate) fn declares(&self, env: &Env<'_, '_>, name: &[u32]) -> bool {
-        env.ctx.tools.is_some() && env.ctx.tool(&wide_of_points(name)).is_some()
+    pub(crate) fn declares(&self, env: &Env<'_, '_, H>, name: &[u32]) -> bool {
+        env.ctx.declares(&wide_of_points(name))
     }
 
     /// The next decoded text of the value being read: the member's, or held
@@ -624,24 +624,24 @@ impl Machine {
     /// Run `f` on the call being read with its host.
     pub(crate) fn with_call<R>(
         &mut self,
-        env: &mut Env<'_, '_>,
-        f: impl FnOnce(&mut Call, &mut CallHost<'_, '_>) -> PyResult<R>,
-    ) -> PyResult<Option<R>> {
+        env: &mut Env<'_, '_, H>,
+        f: impl FnOnce(&mut Call<H>, &mut CallEnv<'_, '_, H>) -> Result<R, H::Error>,
+    ) -> Result<Option<R>, H::Error> {
         let Some(slot) = self.slot.as_mut() else {
             return Ok(None);
         };
-        let mut host = CallHost {
-            py: env.py,
-            ctx: env.ctx,
-            out: env.out,
-            ids: &mut slot.ids,
+        let mut host = CallEnv {
+            host: &mut *env.host,
+            ctx: &mut *env.ctx,
+            out: &mut *env.out,
+            call: &mut slot.ids,
             convert: slot.convert,
         };
         f(&mut slot.call, &mut host).map(Some)
     }
 
     /// Flush the call being read (its new argument text becomes a delta).
-    pub(crate) fn flush(&mut self, env: &mut Env<'_, '_>) -> PyResult<()> {
+    pub(crate) fn flush(&mut self, env: &mut Env<'_, '_, H>) -> Result<(), H::Error> {
         self.with_call(env, |call, host| match call {
             Call::Member(c) => c.flush(host),
             Call::Json(c) => c.flush(host),
@@ -649,9 +649,9 @@ impl Machine {
         Ok(())
     }
 
-    fn finish_json(&mut self, env: &mut Env<'_, '_>, pos: i64) -> PyResult<()> {
+    fn finish_json(&mut self, env: &mut Env<'_, '_, H>, pos: i64) -> Result<(), H::Error> {
         // (JSON calls: see regions.rs)
-        crate::regions::finish_json(self, env, pos)
+        crate::engine::regions::finish_json(self, env, pos)
     }
 
     // -- steps -------------------------------------------------------------------------
@@ -660,13 +660,13 @@ impl Machine {
     /// where reading goes on. `hit_name`: the name of the tag found, if any.
     pub fn step(
         &mut self,
-        env: &mut Env<'_, '_>,
+        env: &mut Env<'_, '_, H>,
         step: &Step,
         start: usize,
         mut end: usize,
         hit_name: Option<&[u32]>,
         base: i64,
-    ) -> PyResult<usize> {
+    ) -> Result<usize, H::Error> {
         let mut to = step.to;
         if to == TO_FAIL {
             if step.reason == Reason::MalformedJson {
@@ -739,11 +739,11 @@ impl Machine {
     /// step of that number, as a JSON reader's `then` that ends the block).
     pub fn goto(
         &mut self,
-        env: &mut Env<'_, '_>,
+        env: &mut Env<'_, '_, H>,
         index: i32,
         at: usize,
         base: i64,
-    ) -> PyResult<()> {
+    ) -> Result<(), H::Error> {
         if index < 0 {
             let step = Step {
                 to: index,
@@ -766,18 +766,18 @@ impl Machine {
     }
 
     /// The call's tool's one string property, when it has exactly one.
-    fn sole_string(&mut self, env: &mut Env<'_, '_>) -> PyResult<Option<Vec<u32>>> {
+    fn sole_string(&mut self, env: &mut Env<'_, '_, H>) -> Result<Option<Vec<u32>>, H::Error> {
         let found = match &self.slot {
             Some(CallSlot {
                 call: Call::Member(call),
                 ..
             }) => {
                 let mut ids = None;
-                let mut host = CallHost {
-                    py: env.py,
-                    ctx: env.ctx,
-                    out: env.out,
-                    ids: &mut ids,
+                let mut host = CallEnv {
+                    host: &mut *env.host,
+                    ctx: &mut *env.ctx,
+                    out: &mut *env.out,
+                    call: &mut ids,
                     convert: Convert::Text,
                 };
                 call.sole_string_property(&mut host)?
@@ -791,7 +791,7 @@ impl Machine {
                 };
                 ctx.services
                     .sole_string_of(schema.as_ref())
-                    .map_err(crate::ctx::py_error)?
+                    .map_err(H::core_error)?
             }
         };
         Ok(match found {
@@ -800,7 +800,7 @@ impl Machine {
         })
     }
 
-    fn start_call(&mut self, env: &mut Env<'_, '_>, json: bool) -> PyResult<()> {
+    fn start_call(&mut self, env: &mut Env<'_, '_, H>, json: bool) -> Result<(), H::Error> {
         *self.properties.borrow_mut() = None;
         if json {
             self.json_name = Some(self.name.clone());
@@ -822,11 +822,11 @@ impl Machine {
         };
         let schemaless = ctx.tools.is_none() && ctx.coerce;
         let mut ids = None;
-        let mut host = CallHost {
-            py: env.py,
+        let mut host = CallEnv {
+            host: &mut *env.host,
             ctx,
-            out: env.out,
-            ids: &mut ids,
+            out: &mut *env.out,
+            call: &mut ids,
             convert,
         };
         let call = MemberCall::new(&mut host, name, root, schemaless, self.block.literal)?;
@@ -841,7 +841,11 @@ impl Machine {
         Ok(())
     }
 
-    fn begin_member(&mut self, env: &mut Env<'_, '_>, key: Option<Vec<u32>>) -> PyResult<()> {
+    fn begin_member(
+        &mut self,
+        env: &mut Env<'_, '_, H>,
+        key: Option<Vec<u32>>,
+    ) -> Result<(), H::Error> {
         let is_member = matches!(
             self.slot,
             Some(CallSlot {
@@ -870,7 +874,7 @@ impl Machine {
         Ok(())
     }
 
-    fn end_member(&mut self, env: &mut Env<'_, '_>) -> PyResult<()> {
+    fn end_member(&mut self, env: &mut Env<'_, '_, H>) -> Result<(), H::Error> {
         if self.key.is_some() {
             self.with_call(env, |call, host| match call {
                 Call::Member(c) => c.end(host),
@@ -883,7 +887,7 @@ impl Machine {
         Ok(())
     }
 
-    fn end_call(&mut self, env: &mut Env<'_, '_>, pos: i64) -> PyResult<()> {
+    fn end_call(&mut self, env: &mut Env<'_, '_, H>, pos: i64) -> Result<(), H::Error> {
         if self.slot.is_none() {
             if let Some(name) = self.json_name.take() {
                 // named, but no arguments written
@@ -902,7 +906,7 @@ impl Machine {
     }
 
     /// The call being read is complete at `pos`: its outcome.
-    pub(crate) fn complete(&mut self, env: &mut Env<'_, '_>, pos: i64) -> PyResult<()> {
+    pub(crate) fn complete(&mut self, env: &mut Env<'_, '_, H>, pos: i64) -> Result<(), H::Error> {
         let Some(mut slot) = self.slot.take() else {
             return Ok(());
         };
@@ -917,7 +921,7 @@ impl Machine {
 
     // -- endings -----------------------------------------------------------------------
 
-    pub(crate) fn end_at(&mut self, env: &mut Env<'_, '_>, pos: i64) -> PyResult<()> {
+    pub(crate) fn end_at(&mut self, env: &mut Env<'_, '_, H>, pos: i64) -> Result<(), H::Error> {
         if self.slot.is_some() || self.json_name.is_some() {
             self.error = Some(self.now(
                 env,
@@ -928,7 +932,7 @@ impl Machine {
         self.drop_call();
         if self.lenient
             && !self.outcomes.iter().any(|o| o.name.is_some())
-            && self.error.as_ref().is_none_or(|e| e.index.is_none())
+            && self.error.as_ref().is_none_or(|e| e.call.is_none())
         {
             // a lenient wrapper (<tools>, ...) holding no call is text
             self.rejected = true;
@@ -946,7 +950,7 @@ impl Machine {
         Ok(())
     }
 
-    fn reject(&mut self, env: &mut Env<'_, '_>, pos: i64) -> PyResult<()> {
+    fn reject(&mut self, env: &mut Env<'_, '_, H>, pos: i64) -> Result<(), H::Error> {
         if !self.outcomes.is_empty() || self.announced() {
             return self.end_at(env, pos); // calls already announced stand: the block ends here
         }
@@ -962,14 +966,14 @@ impl Machine {
     /// of the name read.
     pub(crate) fn now(
         &mut self,
-        env: &mut Env<'_, '_>,
+        env: &mut Env<'_, '_, H>,
         reason: Reason,
         message: Vec<u8>,
-    ) -> PyResult<Outcome> {
+    ) -> Result<Outcome<H>, H::Error> {
         if self.slot.is_some() {
             self.flush(env)?;
             let slot = self.slot.as_ref().expect("a call");
-            return Ok(call_error(env.py, slot, None, reason, message));
+            return Ok(call_error(slot, None, reason, message));
         }
         let name = match &self.json_name {
             Some(name) => {
@@ -981,7 +985,11 @@ impl Machine {
         Ok(Outcome::error(None, name, reason, message))
     }
 
-    pub(crate) fn unfinished(&mut self, env: &mut Env<'_, '_>, message: &str) -> PyResult<()> {
+    pub(crate) fn unfinished(
+        &mut self,
+        env: &mut Env<'_, '_, H>,
+        message: &str,
+    ) -> Result<(), H::Error> {
         self.error = Some(self.now(env, Reason::UnfinishedCall, message.as_bytes().to_vec())?);
         self.drop_call();
         Ok(())
@@ -990,11 +998,11 @@ impl Machine {
     /// Broken markup at `at`: the error runs to the block's end.
     pub(crate) fn fail(
         &mut self,
-        env: &mut Env<'_, '_>,
+        env: &mut Env<'_, '_, H>,
         message: &[u8],
         at: i64,
         reason: Reason,
-    ) -> PyResult<()> {
+    ) -> Result<(), H::Error> {
         self.error = Some(self.now(env, reason, message.to_vec())?);
         self.broken(at);
         Ok(())
@@ -1002,7 +1010,7 @@ impl Machine {
 
     /// A JSON syntax error. Calls already complete in the same block are not
     /// trusted either: each becomes an error of its own.
-    pub(crate) fn fail_json(&mut self, error: Outcome, at: i64) {
+    pub(crate) fn fail_json(&mut self, error: Outcome<H>, at: i64) {
         for outcome in &mut self.outcomes {
             if outcome.reason.is_none() || outcome.reason == Some(Reason::UnknownTool) {
                 outcome.reason = Some(Reason::MalformedJson);
@@ -1031,39 +1039,31 @@ impl Machine {
     }
 }
 
-/// A Python `str` of code points.
-pub fn points_str<'py>(py: Python<'py>, points: &[u32]) -> PyResult<PyObject> {
-    Ok(crate::pylexicon::new_str(py, Name::U32(points))?
-        .into_any()
-        .unbind())
-}
-
 /// `Call.error(end, reason, message)`.
-pub(crate) fn call_error(
-    py: Python<'_>,
-    slot: &CallSlot,
+pub(crate) fn call_error<H: Host>(
+    slot: &CallSlot<H>,
     end: Option<i64>,
     reason: Reason,
     message: Vec<u8>,
-) -> Outcome {
+) -> Outcome<H> {
     let name = slot.call.wide_name().map(<[u8]>::to_vec);
     let mut outcome = Outcome::error(end, name, reason, message);
-    if let Some((index, id)) = &slot.ids {
-        outcome.index = Some(index.clone_ref(py));
-        outcome.id = Some(id.clone_ref(py));
-    }
+    outcome.call = slot.ids.clone();
     outcome
 }
 
 /// `Call.outcome(end)`: the call's markup is complete: a call, or an error
 /// saying why not.
-fn call_outcome(env: &mut Env<'_, '_>, slot: &mut CallSlot, end: Option<i64>) -> PyResult<Outcome> {
-    let py = env.py;
-    let mut host = CallHost {
-        py,
-        ctx: env.ctx,
-        out: env.out,
-        ids: &mut slot.ids,
+fn call_outcome<H: Host>(
+    env: &mut Env<'_, '_, H>,
+    slot: &mut CallSlot<H>,
+    end: Option<i64>,
+) -> Result<Outcome<H>, H::Error> {
+    let mut host = CallEnv {
+        host: &mut *env.host,
+        ctx: &mut *env.ctx,
+        out: &mut *env.out,
+        call: &mut slot.ids,
         convert: slot.convert,
     };
     let (ending, issues) = match &mut slot.call {
@@ -1081,10 +1081,8 @@ fn call_outcome(env: &mut Env<'_, '_>, slot: &mut CallSlot, end: Option<i64>) ->
         }
     };
     match ending {
-        Ending::Invalid(problem) => Ok(call_error(py, slot, end, Reason::InvalidCall, problem)),
-        Ending::Malformed(problem) => {
-            Ok(call_error(py, slot, end, Reason::MalformedMarkup, problem))
-        }
+        Ending::Invalid(problem) => Ok(call_error(slot, end, Reason::InvalidCall, problem)),
+        Ending::Malformed(problem) => Ok(call_error(slot, end, Reason::MalformedMarkup, problem)),
         Ending::Unknown(arguments) => {
             let name = slot.call.wide_name().map(<[u8]>::to_vec);
             // f"no tool named {self.name!r} was declared"
@@ -1092,7 +1090,7 @@ fn call_outcome(env: &mut Env<'_, '_>, slot: &mut CallSlot, end: Option<i64>) ->
             match &name {
                 Some(name) => {
                     let points: Vec<u32> = wide::chars(name).collect();
-                    message.extend_from_slice(toolparse_core::pyliteral::repr(&points).as_bytes());
+                    message.extend_from_slice(crate::pyliteral::repr(&points).as_bytes());
                 }
                 None => message.extend_from_slice(b"None"),
             }
@@ -1106,23 +1104,10 @@ fn call_outcome(env: &mut Env<'_, '_>, slot: &mut CallSlot, end: Option<i64>) ->
             let mut outcome =
                 Outcome::error(end, wide_name.clone(), Reason::InvalidCall, Vec::new());
             outcome.reason = None;
-            if let Some((index, id)) = &slot.ids {
-                outcome.index = Some(index.clone_ref(py));
-                outcome.id = Some(id.clone_ref(py));
-            }
+            outcome.call = slot.ids.clone();
             outcome.issues = issues;
-            if let Some(tool) = env.ctx.tool(&wide_name.unwrap_or_default()) {
-                if tool.model {
-                    let arguments = match &arguments {
-                        Some(arguments) => crate::ctx::loads(py, arguments)?,
-                        None => py.None(),
-                    };
-                    let validated = tool.obj.bind(py).call_method1("validate", (arguments,))?;
-                    let (parsed, error): (PyObject, PyObject) = validated.extract()?;
-                    outcome.parsed = Some(parsed);
-                    outcome.validation_error = Some(error);
-                }
-            }
+            let name = wide_name.unwrap_or_default();
+            outcome.checked = env.host.check(env.out, &name, arguments.as_deref())?;
             outcome.arguments = arguments;
             Ok(outcome)
         }

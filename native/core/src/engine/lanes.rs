@@ -14,22 +14,18 @@
 
 use std::sync::Arc;
 
-use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString};
-
+use crate::engine::machine::{Machine, View};
 use crate::engine::{Engine, GATHER, GATHER_QUIET};
-use crate::events;
+use crate::grammar::CharClass;
+use crate::host::{Host, Sink};
 use crate::lexicon::{Lexicon, Name, Unit};
-use crate::machine::{Machine, View};
-use crate::pysink::Out;
-use crate::rt::Kind;
+use crate::runtime::Kind;
 use crate::scan::{
     look, Breaker, Found, JsonText, Latin1Takes, Look, Pairs, StopSet, Unprintable, MAX_KEPT,
 };
-use crate::tables::CharClass;
+use crate::sink::Text;
 use crate::tags::is_python_space;
 use crate::text::State;
-use toolparse_core::sink::Text;
 
 /// Which lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,11 +154,11 @@ impl Lane {
 
 /// The string that streams (`Engine._string` and its fields).
 #[derive(Debug)]
-pub struct StringLane {
+pub struct StringLane<H: Host> {
     /// Which string: (its call's serial, its value's serial; 0 for JSON).
     pub serial: (u64, u64),
-    pub index: PyObject,
-    pub id: PyObject,
+    /// Its call, as its events name it.
+    pub call: H::Call,
     /// A value (not a JSON string).
     pub value: bool,
 }
@@ -266,7 +262,7 @@ fn is_key_closer(tag: &[u32], key: &[u32]) -> bool {
         && tag[tag.len() - 1] == u32::from(b'>')
 }
 
-impl Machine {
+impl<H: Host> Machine<H> {
     /// `Machine.only_closes_value` (with the announced stops): the value's
     /// closers, and `</key>` where the value's own key closes it.
     pub fn only_closes_value(&self, text: &[u32], start: usize, call_ends: &StopSet) -> bool {
@@ -342,9 +338,9 @@ pub enum Taken {
 }
 
 /// A lane's second look: whether it took the delta.
-type Took = PyResult<bool>;
+type Took<H> = Result<bool, <H as Host>::Error>;
 
-impl Engine {
+impl<H: Host> Engine<H> {
     /// `Engine.feed` past the caller's checks: the lane, then the full path.
     ///
     /// Code layout matters on this path: a delta the text lane takes runs
@@ -354,12 +350,11 @@ impl Engine {
     /// cache lines a delta touches collided with the interpreter's own in the
     /// instruction cache on one build (callgrind's cache simulation: one miss
     /// in each of five functions a delta, 6% slower on prose).
-    pub fn feed<'py>(
-        &mut self,
-        py: Python<'py>,
-        delta: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let units = crate::units(delta);
+    ///
+    /// `units`: the delta's code points; its events go to `out`, whose
+    /// [`Text::Input`] is the delta.
+    #[inline(always)] // (the text lane's path: one stretch of code, see above)
+    pub fn feed(&mut self, units: Name<'_>, out: &mut H::Out<'_>) -> Result<(), H::Error> {
         let n = units.len() as i64;
         // (whether the armed lane's first look refused the delta already)
         let mut refused = false;
@@ -372,7 +367,7 @@ impl Engine {
                 LaneKind::Text if lane.held.is_none() => {
                     if takes_plain(lane, units) {
                         self.offset += n;
-                        return events::alone(py, events::text_event(py, delta.as_any())?);
+                        return out.text(Text::Input);
                     }
                     refused = true;
                 }
@@ -383,18 +378,16 @@ impl Engine {
                     } else if n <= lane.room && !(value && each_width!(units, u => has_escapes(u)))
                     {
                         if value {
-                            self.bug(py, "value sink")?;
+                            self.host.planted(out, "value sink")?;
                         }
                         if let Some(lane) = self.lane.as_mut() {
                             lane.room -= n;
                         }
                         self.append_as_is(units);
                         let Some(string) = self.string.as_ref() else {
-                            return Ok(PyList::empty(py));
+                            return Ok(());
                         };
-                        let (index, id) = (string.index.bind(py), string.id.bind(py));
-                        let event = events::call_delta_event(py, index, id, delta.as_any())?;
-                        return events::alone(py, event);
+                        return out.call_delta(&string.call, Text::Input);
                     }
                 }
                 // (and the deltas a call's gather lane takes, read later: no event;
@@ -408,45 +401,41 @@ impl Engine {
                         }
                         let gathered = &mut self.gathered;
                         each_width!(units, u => extend_points(gathered, u));
-                        return Ok(PyList::empty(py));
+                        return Ok(());
                     }
                 }
                 LaneKind::Reasoning if self.thought.is_none() => {
                     if !takes_plain(lane, units) {
                         refused = true;
                     } else if n <= lane.room {
-                        self.bug(py, "reasoning")?;
+                        self.host.planted(out, "reasoning")?;
                         if let Some(lane) = self.lane.as_mut() {
                             lane.room -= n;
                         }
                         self.offset += n;
-                        let event = events::reasoning_event(py, delta, delta)?;
-                        return events::alone(py, event);
+                        return out.reasoning_input(|| units.code_points());
                     }
                 }
                 _ => {}
             }
         }
-        let mut out = Out::new(py, Some(delta.clone()), self.opts.collapse);
-        self.feed_units(py, units, refused, &mut out)?;
-        out.finish()
+        self.feed_units(units, refused, out)
     }
 
     /// [`Engine::feed`] of the delta's code points, into `out`.
     #[inline(always)] // (see above)
-    fn feed_units<'py>(
+    fn feed_units(
         &mut self,
-        py: Python<'py>,
         units: Name<'_>,
         refused: bool,
-        out: &mut Out<'py>,
-    ) -> PyResult<()> {
-        match self.through_lane(py, units, refused, out)? {
+        out: &mut H::Out<'_>,
+    ) -> Result<(), H::Error> {
+        match self.through_lane(units, refused, out)? {
             Taken::Done => Ok(()),
             Taken::Read(after_lane) => match units {
-                Name::U8(units) => self.read_into(py, units, after_lane, out),
-                Name::U16(units) => self.read_into(py, units, after_lane, out),
-                Name::U32(units) => self.read_into(py, units, after_lane, out),
+                Name::U8(units) => self.read_into(units, after_lane, out),
+                Name::U16(units) => self.read_into(units, after_lane, out),
+                Name::U32(units) => self.read_into(units, after_lane, out),
             },
         }
     }
@@ -465,13 +454,12 @@ impl Engine {
     }
 
     #[inline(always)] // (see Engine::feed)
-    fn through_lane<'py>(
+    fn through_lane(
         &mut self,
-        py: Python<'py>,
         delta: Name<'_>,
         refused: bool,
-        out: &mut Out<'py>,
-    ) -> PyResult<Taken> {
+        out: &mut H::Out<'_>,
+    ) -> Result<Taken, H::Error> {
         let Some(lane) = self.lane.as_ref() else {
             return Ok(Taken::Read(false));
         };
@@ -480,7 +468,7 @@ impl Engine {
         if !refused && self.takes(lane, delta) {
             if kind == LaneKind::Text {
                 if let Some(held) = lane.held {
-                    return Ok(match self.after_held(py, delta, held, out)? {
+                    return Ok(match self.after_held(delta, held, out)? {
                         true => Taken::Done,
                         false => Taken::Read(true),
                     });
@@ -503,16 +491,16 @@ impl Engine {
                     return Ok(Taken::Done);
                 }
                 LaneKind::Reasoning => {
-                    self.take_reasoning(py, delta, out)?;
+                    self.take_reasoning(delta, out)?;
                     return Ok(Taken::Done);
                 }
                 LaneKind::String => {
                     let value = self.string.as_ref().is_some_and(|s| s.value);
                     if value {
-                        self.take_string(py, delta, out)?;
+                        self.take_string(delta, out)?;
                     } else {
                         // a JSON string's text: its own JSON
-                        self.streamed_as_is(py, delta, Text::Input, out)?;
+                        self.streamed_as_is(delta, Text::Input, out)?;
                     }
                     return Ok(Taken::Done);
                 }
@@ -520,11 +508,11 @@ impl Engine {
             }
         }
         let taken = match kind {
-            LaneKind::Text => self.still_plain(py, delta, out)?,
-            LaneKind::LineStart => self.at_line_start(py, delta, out)?,
+            LaneKind::Text => self.still_plain(delta, out)?,
+            LaneKind::LineStart => self.at_line_start(delta, out)?,
             LaneKind::Gather => self.closes_value(delta)?,
-            LaneKind::Prefix => self.lengthens_prefix(py, delta, out)?,
-            LaneKind::String => self.string_piece(py, delta, out)?,
+            LaneKind::Prefix => self.lengthens_prefix(delta, out)?,
+            LaneKind::String => self.string_piece(delta, out)?,
             LaneKind::Reasoning => false,
         };
         Ok(match taken {
@@ -538,7 +526,7 @@ impl Engine {
     /// `_next_lane`: the lane for the next delta, as what is reading now says
     /// (None: read it).
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    pub fn next_lane(&mut self, py: Python<'_>) -> PyResult<Option<Lane>> {
+    pub fn next_lane(&mut self) -> Result<Option<Lane>, H::Error> {
         if !self.opts.lanes || self.high_surrogate.is_some() {
             return Ok(None);
         }
@@ -570,8 +558,8 @@ impl Engine {
         };
         // (with collapse, no string lane: it emits deltas itself)
         if !self.opts.collapse && self.held.is_empty() && !first_characters {
-            if let Some(string) = machine.open_string(py) {
-                return Ok(Some(self.open_string(py, string)));
+            if let Some(string) = machine.open_string() {
+                return Ok(Some(self.open_string(string)));
             }
         }
         if machine.in_committed_call() {
@@ -656,19 +644,13 @@ impl Engine {
     }
 
     /// `_open_string`: arm the string lane for `string`.
-    fn open_string(&mut self, py: Python<'_>, string: StringLane) -> Lane {
+    fn open_string(&mut self, string: StringLane<H>) -> Lane {
         let same = self
             .string
             .as_ref()
             .is_some_and(|s| s.serial == string.serial);
-        // (the objects let go as Bounds: a PyObject dropped costs pyo3's check for the GIL)
-        let unused = if same {
-            Some(string)
-        } else {
-            self.string.replace(string)
-        };
-        if let Some(StringLane { index, id, .. }) = unused {
-            drop((index.into_bound(py), id.into_bound(py)));
+        if !same {
+            self.string = Some(string);
         }
         let value = self.string.as_ref().is_some_and(|s| s.value);
         let mut stops = StopSet::new();
@@ -691,14 +673,14 @@ impl Engine {
     /// `_at_line_start`: a line whose first character no fence or quote
     /// begins with is ordinary text: the text lane takes it from there.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    fn at_line_start<'py>(&mut self, py: Python<'py>, delta: Name<'_>, out: &mut Out<'py>) -> Took {
-        self.bug(py, "line start")?;
+    fn at_line_start(&mut self, delta: Name<'_>, out: &mut H::Out<'_>) -> Took<H> {
+        self.host.planted(out, "line start")?;
         let first = each_width!(delta, units => first_point(units));
         if !self.scanner.starts_ordinary_line(first) {
             return Ok(false);
         }
         self.lane = self.text_lane();
-        self.feed_units(py, delta, false, out)?;
+        self.feed_units(delta, false, out)?;
         Ok(true)
     }
 
@@ -715,13 +697,13 @@ impl Engine {
     /// is plain text as it stands too; where one begins cut by its end, the
     /// text before it is text and the cut part is held.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    fn still_plain<'py>(&mut self, py: Python<'py>, delta: Name<'_>, out: &mut Out<'py>) -> Took {
+    fn still_plain(&mut self, delta: Name<'_>, out: &mut H::Out<'_>) -> Took<H> {
         let Some(lane) = self.lane.as_ref() else {
             return Ok(false);
         };
         if lane.held.is_some() {
             self.release_held();
-            return self.lengthens_prefix(py, delta, out);
+            return self.lengthens_prefix(delta, out);
         }
         let (end, n) = match delta {
             // (prose ending in an opener's first character: the search's answer,
@@ -779,7 +761,7 @@ impl Engine {
     /// `still_plain`'s answer to a delta of text a byte a code point whose
     /// last character, `last`, alone may begin an opener: the text before it
     /// is text, and it is held (in the text lane: see [`Lane::held`]).
-    fn hold(&mut self, delta: Name<'_>, last: u8, out: &mut Out<'_>) -> PyResult<()> {
+    fn hold(&mut self, delta: Name<'_>, last: u8, out: &mut H::Out<'_>) -> Result<(), H::Error> {
         self.held.clear();
         self.held.push(last.into());
         self.prefix.clone_from(&self.held);
@@ -809,14 +791,8 @@ impl Engine {
     /// its openers), the two are text and the lane holds nothing; otherwise
     /// the reference's prefix lane reads it (false: the full path reads it).
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    fn after_held<'py>(
-        &mut self,
-        py: Python<'py>,
-        delta: Name<'_>,
-        held: u8,
-        out: &mut Out<'py>,
-    ) -> Took {
-        self.bug(py, "prefix")?;
+    fn after_held(&mut self, delta: Name<'_>, held: u8, out: &mut H::Out<'_>) -> Took<H> {
+        self.host.planted(out, "prefix")?;
         let Some(lane) = self.lane.as_ref() else {
             return Ok(false);
         };
@@ -837,7 +813,7 @@ impl Engine {
         });
         let Some(bytes) = bytes else {
             self.release_held();
-            return self.lengthens_prefix(py, delta, out);
+            return self.lengthens_prefix(delta, out);
         };
         self.held.clear();
         self.prefix.clear();
@@ -852,17 +828,12 @@ impl Engine {
 
     /// `_to_reasoning`: reasoning with nothing that may begin its closer.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    fn take_reasoning<'py>(
-        &mut self,
-        py: Python<'py>,
-        delta: Name<'_>,
-        out: &mut Out<'py>,
-    ) -> PyResult<()> {
-        self.bug(py, "reasoning")?;
+    fn take_reasoning(&mut self, delta: Name<'_>, out: &mut H::Out<'_>) -> Result<(), H::Error> {
+        self.host.planted(out, "reasoning")?;
         self.offset += delta.len() as i64;
         let points = || delta.code_points();
         if self.thought.is_some() {
-            self.keep_thought(py, &points())?;
+            self.keep_thought(out, &points())?;
         }
         out.reasoning_input(points)
     }
@@ -870,7 +841,7 @@ impl Engine {
     /// `_closes_value`: (gather lane, in a value) a delta that only completes
     /// one of the value's closing tags is gathered too, once.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    fn closes_value(&mut self, delta: Name<'_>) -> Took {
+    fn closes_value(&mut self, delta: Name<'_>) -> Took<H> {
         let n = delta.len() as i64;
         let room = self.lane.as_ref().map_or(0, |l| l.room);
         if !self.closes_once || self.machine.is_none() || n > room {
@@ -900,13 +871,8 @@ impl Engine {
     /// `_lengthens_prefix`: held text that may be a terminal: a delta that
     /// only lengthens it is gathered.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    fn lengthens_prefix<'py>(
-        &mut self,
-        py: Python<'py>,
-        delta: Name<'_>,
-        out: &mut Out<'py>,
-    ) -> Took {
-        self.bug(py, "prefix")?;
+    fn lengthens_prefix(&mut self, delta: Name<'_>, out: &mut H::Out<'_>) -> Took<H> {
+        self.host.planted(out, "prefix")?;
         let start = self.prefix.len();
         each_width!(delta, units => extend_points(&mut self.prefix, units));
         let held = self
@@ -939,7 +905,7 @@ impl Engine {
     /// opener after all: text, and the text lane armed again; or they only
     /// begin one cut by their end: text before it, the cut part held.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    fn text_after_prefix(&mut self, text: &[u32], out: &mut Out<'_>) -> Took {
+    fn text_after_prefix(&mut self, text: &[u32], out: &mut H::Out<'_>) -> Took<H> {
         let Some(lane) = self.text_lane() else {
             return Ok(false);
         };
@@ -977,8 +943,8 @@ impl Engine {
         taken: &[T],
         piece: Piece<'_>,
         json: Text<'_>,
-        out: &mut Out<'_>,
-    ) -> PyResult<()> {
+        out: &mut H::Out<'_>,
+    ) -> Result<(), H::Error> {
         self.raw.extend(taken);
         if let Some(args) = self.current().and_then(Machine::args_mut) {
             match piece {
@@ -991,12 +957,11 @@ impl Engine {
 
     /// The `ToolCallDelta` of the string that streams.
     #[inline(always)] // (the string lane's path: see Engine::feed)
-    fn string_delta(&self, piece: Text<'_>, out: &mut Out<'_>) -> PyResult<()> {
+    fn string_delta(&self, piece: Text<'_>, out: &mut H::Out<'_>) -> Result<(), H::Error> {
         let Some(string) = self.string.as_ref() else {
             return Ok(());
         };
-        let py = out.py;
-        out.call_delta(string.index.bind(py), string.id.bind(py), piece)
+        out.call_delta(&string.call, piece)
     }
 
     /// A delta that is its own JSON (a JSON string's plain text, or a value's
@@ -1005,11 +970,10 @@ impl Engine {
     #[inline(always)] // (the string lane's path: see Engine::feed)
     fn streamed_as_is(
         &mut self,
-        _py: Python<'_>,
         delta: Name<'_>,
         text: Text<'_>,
-        out: &mut Out<'_>,
-    ) -> PyResult<()> {
+        out: &mut H::Out<'_>,
+    ) -> Result<(), H::Error> {
         self.append_as_is(delta);
         self.string_delta(text, out)
     }
@@ -1037,16 +1001,11 @@ impl Engine {
     /// `_to_string`: (a value) plain text inside a value that streams as a
     /// string: its JSON into the arguments.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    fn take_string<'py>(
-        &mut self,
-        py: Python<'py>,
-        delta: Name<'_>,
-        out: &mut Out<'py>,
-    ) -> PyResult<()> {
-        self.bug(py, "value sink")?;
+    fn take_string(&mut self, delta: Name<'_>, out: &mut H::Out<'_>) -> Result<(), H::Error> {
+        self.host.planted(out, "value sink")?;
         let escapes = each_width!(delta, units => has_escapes(units));
         if !escapes {
-            return self.streamed_as_is(py, delta, Text::Input, out);
+            return self.streamed_as_is(delta, Text::Input, out);
         }
         // (read in place, its JSON in the engine's own buffer: no allocation)
         let mut encoded = std::mem::take(&mut self.scratch_utf8);
@@ -1065,8 +1024,8 @@ impl Engine {
     /// string's own reader says (text that must wait is kept). False: a
     /// reader must read it.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
-    fn string_piece<'py>(&mut self, py: Python<'py>, delta: Name<'_>, out: &mut Out<'py>) -> Took {
-        self.bug(py, "string piece")?;
+    fn string_piece(&mut self, delta: Name<'_>, out: &mut H::Out<'_>) -> Took<H> {
+        self.host.planted(out, "string piece")?;
         let value = self.string.as_ref().is_some_and(|s| s.value);
         let mut text = std::mem::take(&mut self.scratch);
         text.clear();
@@ -1078,7 +1037,7 @@ impl Engine {
     }
 
     /// `_string_piece` on `text`, the kept text and the delta after it.
-    fn string_text(&mut self, value: bool, text: &[u32], out: &mut Out<'_>) -> Took {
+    fn string_text(&mut self, value: bool, text: &[u32], out: &mut H::Out<'_>) -> Took<H> {
         // (what is taken and streamed: text[..split]; its JSON: the encoded
         // text when there is one, else that text itself)
         let found: Option<(Option<String>, usize)> = if value {
@@ -1134,7 +1093,7 @@ impl Engine {
 
     /// `ValueReader.fast_piece` for the value that streams: (its JSON piece,
     /// where the kept text begins), or None where the reader must read it.
-    fn value_piece(&self, text: &[u32]) -> PyResult<Option<(String, usize)>> {
+    fn value_piece(&self, text: &[u32]) -> Result<Option<(String, usize)>, H::Error> {
         let Some(machine) = self.current_ref() else {
             return Ok(None);
         };
@@ -1205,9 +1164,9 @@ fn json_text_of(text: &[u32]) -> JsonText {
 
 /// `ValueReader.fast_piece(text, breaker)` (see value.py), the value fresh
 /// enough to look (`fast_ok`): the JSON piece, and where the kept text begins.
-fn fast_piece(
+fn fast_piece<H: Host>(
     lexicon: &Lexicon,
-    view: &View<'_>,
+    view: &View<'_, H>,
     xml: bool,
     text: &[u32],
     breaker: Breaker,
