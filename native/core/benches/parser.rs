@@ -9,7 +9,7 @@ use serde_json::json;
 use std::sync::Arc;
 
 use toolparse_core::grammar::Tables;
-use toolparse_core::parser::{grammar_data, Parser, ParserOptions};
+use toolparse_core::parser::{grammar_data, Event, Parser, ParserOptions};
 
 /// `benchmark.PROSE`.
 const PROSE: &str =
@@ -107,6 +107,20 @@ fn parse(tables: &Arc<Tables>, deltas: &[String]) -> usize {
     events + parser.close().expect("a close").len()
 }
 
+/// The calls read from `deltas`.
+fn calls(tables: &Arc<Tables>, deltas: &[String]) -> usize {
+    let mut parser = Parser::new(tables.clone(), ParserOptions::default()).expect("a grammar");
+    let mut events = Vec::new();
+    for delta in deltas {
+        events.extend(parser.feed(delta).expect("a feed"));
+    }
+    events.extend(parser.close().expect("a close"));
+    events
+        .iter()
+        .filter(|e| matches!(e, Event::ToolCall { .. }))
+        .count()
+}
+
 fn scenarios(c: &mut Criterion) {
     let streams = [
         ("hermes", "prose 20 KB", prose(20_000)),
@@ -123,6 +137,19 @@ fn scenarios(c: &mut Criterion) {
         let deltas = deltas(text);
         let data = grammar_data(grammar).expect("a bundled grammar");
         let tables = Arc::new(Tables::from_json(data).expect("its tables"));
+        // (the scenario is what it says: its calls read as calls)
+        let calls = calls(&tables, &deltas);
+        assert_eq!(
+            calls,
+            if scenario.contains("fifty") {
+                50
+            } else if scenario.contains("argument") {
+                1
+            } else {
+                0
+            },
+            "{grammar}/{scenario}"
+        );
         group.throughput(Throughput::Elements(deltas.len() as u64));
         group.bench_function(format!("{grammar}/{scenario}"), |b| {
             b.iter(|| parse(&tables, &deltas))
