@@ -14,11 +14,13 @@ use pyo3::exceptions::{PyException, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::{PyList, PyString, PyTuple};
 use pyo3::{PyTraverseError, PyVisit};
 
 use crate::ctx::PyHost;
+use crate::engine::lanes::FirstLook;
 use crate::engine::{Engine, Options, ReasoningCalls};
+use crate::events;
 use crate::held::Held;
 use crate::pysink::Out;
 use toolparse_core::grammar::Reasoning;
@@ -122,6 +124,37 @@ fn not_started() -> PyErr {
     PyRuntimeError::new_err("the native engine was not started (Engine.__init__ was not run)")
 }
 
+/// The events of one delta. The lanes' first look, whose one event (the fed
+/// `str` itself) is made here with no sink to set up (a sink costs prose a
+/// tenth more instructions a delta, callgrind); else the engine reads the
+/// delta into the Python sink. Out of line, so that the trampoline's GIL
+/// bookkeeping stays inlined in `feed_o`.
+#[inline(never)]
+fn feed_events<'py>(
+    engine: &mut Engine<PyHost>,
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+) -> PyResult<Bound<'py, PyList>> {
+    let units = crate::units(text);
+    match engine.first_look(units)? {
+        FirstLook::Text => events::alone(py, events::text_event(py, text.as_any())?),
+        FirstLook::StringPiece => match engine.string.as_ref() {
+            Some(string) if !engine.opts.collapse => {
+                let (index, id) = (string.call.index_object(py), string.call.id_object(py));
+                events::alone(py, events::call_delta_event(py, index, id, text.as_any())?)
+            }
+            _ => Ok(PyList::empty(py)),
+        },
+        FirstLook::Reasoning => events::alone(py, events::reasoning_event(py, text, text)?),
+        FirstLook::Gathered => Ok(PyList::empty(py)),
+        FirstLook::Read { refused } => {
+            let mut out = Out::new(py, Some(text.clone()), engine.opts.collapse);
+            engine.read_delta(units, refused, &mut out)?;
+            out.finish()
+        }
+    }
+}
+
 impl Core {
     /// `feed`, inside the error boundary.
     #[inline(always)] // (the text lane's path: one stretch of code, see Engine::feed)
@@ -133,13 +166,8 @@ impl Core {
             refuse(py, engine, delta, FINISHED)?;
         }
         let text = delta.downcast::<PyString>()?;
-        let collapse = engine.opts.collapse;
-        let result = catch_unwind(AssertUnwindSafe(|| {
-            let mut out = Out::new(py, Some(text.clone()), collapse);
-            engine.feed(crate::units(text), &mut out)?;
-            out.finish()
-        }))
-        .unwrap_or_else(|p| Err(panicked(p)));
+        let result = catch_unwind(AssertUnwindSafe(|| feed_events(engine, py, text)))
+            .unwrap_or_else(|p| Err(panicked(p)));
         match result {
             Ok(events) => Ok(events.into_any().unbind()),
             Err(err) => Err(latch(py, engine, err)),

@@ -274,7 +274,12 @@ impl<'py> Sink<PyHost> for Out<'py> {
         }
         let py = self.py;
         let name = py_of(py, name)?;
-        Out::call_start(self, call.index_object(py), call.id_object(py), name.as_any())
+        Out::call_start(
+            self,
+            call.index_object(py),
+            call.id_object(py),
+            name.as_any(),
+        )
     }
 
     #[inline(always)]

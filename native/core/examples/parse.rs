@@ -74,7 +74,10 @@ fn show(event: &Event) {
             }
         }
         Event::ToolCallError {
-            reason, message, raw, ..
+            reason,
+            message,
+            raw,
+            ..
         } => println!("error {}: {message} in {raw:?}", reason.value()),
     }
 }

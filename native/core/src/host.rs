@@ -166,7 +166,7 @@ pub trait Host: Sized {
     ) -> Result<Option<Self::Checked>, Self::Error>;
 
     /// (tests) fail at the named place, where a test planted a bug.
-    fn planted(&self, _out: &mut Self::Out<'_>, _place: &str) -> Result<(), Self::Error> {
+    fn planted(&self, _place: &str) -> Result<(), Self::Error> {
         Ok(())
     }
 

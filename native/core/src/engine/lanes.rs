@@ -337,88 +337,134 @@ pub enum Taken {
     Read(bool),
 }
 
+/// What the armed lane made of a delta at first look ([`Engine::first_look`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FirstLook {
+    /// The delta is visible text: one text event, the delta itself.
+    Text,
+    /// The delta is a piece of the string that streams (`Engine::string`'s
+    /// call): one argument delta, the delta itself (none with `collapse`).
+    StringPiece,
+    /// The delta is reasoning, shown as written: one reasoning event.
+    Reasoning,
+    /// The delta was gathered inside a call, to be read later: no event.
+    Gathered,
+    /// The delta is for [`Engine::read_delta`].
+    Read { refused: bool },
+}
+
 /// A lane's second look: whether it took the delta.
 type Took<H> = Result<bool, <H as Host>::Error>;
 
 impl<H: Host> Engine<H> {
-    /// `Engine.feed` past the caller's checks: the lane, then the full path.
+    /// `Engine.feed` past the caller's checks: the lane's first look, then
+    /// the sink's event or the full path. `units`: the delta's code points;
+    /// its events go to `out`, whose [`Text::Input`] is the delta.
+    ///
+    /// A host whose events are costly to set up may make the few events of a
+    /// first look itself, as the Python binding does (see [`FirstLook`]).
+    #[inline(always)] // (the text lane's path: one stretch of code, see first_look)
+    pub fn feed(&mut self, units: Name<'_>, out: &mut H::Out<'_>) -> Result<(), H::Error> {
+        match self.first_look(units)? {
+            FirstLook::Text => out.text(Text::Input),
+            FirstLook::StringPiece => match self.string.as_ref() {
+                Some(string) => out.call_delta(&string.call, Text::Input),
+                None => Ok(()),
+            },
+            FirstLook::Reasoning => out.reasoning_input(|| units.code_points()),
+            FirstLook::Gathered => Ok(()),
+            FirstLook::Read { refused } => self.read_delta(units, refused, out),
+        }
+    }
+
+    /// The armed lane's first look at a delta: the lanes most deltas of most
+    /// outputs take whole, each making one event of the fed text itself (or
+    /// none), with no sink to set up: prose, a string's plain text (a JSON
+    /// string's, or a value's with nothing to escape), the deltas a call's
+    /// gather lane takes (read later), reasoning that cannot close. The
+    /// engine's state is then as if the event was made; otherwise
+    /// [`Engine::read_delta`] reads the delta.
     ///
     /// Code layout matters on this path: a delta the text lane takes runs
-    /// `feed_o`, `feed_body`, this and the event's construction (inlined into
-    /// one stretch of code), while the second looks and the full path stay out
-    /// of line (`#[inline(never)]`). Spread over several functions, the few
-    /// cache lines a delta touches collided with the interpreter's own in the
-    /// instruction cache on one build (callgrind's cache simulation: one miss
-    /// in each of five functions a delta, 6% slower on prose).
-    ///
-    /// `units`: the delta's code points; its events go to `out`, whose
-    /// [`Text::Input`] is the delta.
-    #[inline(always)] // (the text lane's path: one stretch of code, see above)
-    pub fn feed(&mut self, units: Name<'_>, out: &mut H::Out<'_>) -> Result<(), H::Error> {
+    /// `feed_o`, the binding's `feed_events`, this and the event's
+    /// construction (inlined into one stretch of code), while the second
+    /// looks and the full path stay out of line (`#[inline(never)]`). Spread
+    /// over several functions, the few cache lines a delta touches collided
+    /// with the interpreter's own in the instruction cache on one build
+    /// (callgrind's cache simulation: one miss in each of five functions a
+    /// delta, 6% slower on prose).
+    #[inline(always)]
+    pub fn first_look(&mut self, units: Name<'_>) -> Result<FirstLook, H::Error> {
         let n = units.len() as i64;
-        // (whether the armed lane's first look refused the delta already)
-        let mut refused = false;
-        if let Some(lane) = self.lane.as_ref() {
-            // The two lanes most deltas of most outputs take, their one event the
-            // fed str itself, alone, with no sink to set up: prose, and a string's
-            // plain text (a JSON string's, or a value's with nothing to escape:
-            // each the sink's `Text::Input` on the path below).
-            match lane.kind {
-                LaneKind::Text if lane.held.is_none() => {
-                    if takes_plain(lane, units) {
-                        self.offset += n;
-                        return out.text(Text::Input);
-                    }
-                    refused = true;
+        let Some(lane) = self.lane.as_ref() else {
+            return Ok(FirstLook::Read { refused: false });
+        };
+        match lane.kind {
+            LaneKind::Text if lane.held.is_none() => {
+                if takes_plain(lane, units) {
+                    self.offset += n;
+                    return Ok(FirstLook::Text);
                 }
-                LaneKind::String => {
-                    let value = self.string.as_ref().is_some_and(|s| s.value);
-                    if !takes_plain(lane, units) {
-                        refused = true;
-                    } else if n <= lane.room && !(value && each_width!(units, u => has_escapes(u)))
-                    {
-                        if value {
-                            self.host.planted(out, "value sink")?;
-                        }
-                        if let Some(lane) = self.lane.as_mut() {
-                            lane.room -= n;
-                        }
-                        self.append_as_is(units);
-                        let Some(string) = self.string.as_ref() else {
-                            return Ok(());
-                        };
-                        return out.call_delta(&string.call, Text::Input);
-                    }
-                }
-                // (and the deltas a call's gather lane takes, read later: no event;
-                // reasoning that cannot close, its one event the fed str twice)
-                LaneKind::Gather => {
-                    if !self.takes(lane, units) {
-                        refused = true;
-                    } else if n <= lane.room {
-                        if let Some(lane) = self.lane.as_mut() {
-                            lane.room -= n;
-                        }
-                        let gathered = &mut self.gathered;
-                        each_width!(units, u => extend_points(gathered, u));
-                        return Ok(());
-                    }
-                }
-                LaneKind::Reasoning if self.thought.is_none() => {
-                    if !takes_plain(lane, units) {
-                        refused = true;
-                    } else if n <= lane.room {
-                        self.host.planted(out, "reasoning")?;
-                        if let Some(lane) = self.lane.as_mut() {
-                            lane.room -= n;
-                        }
-                        self.offset += n;
-                        return out.reasoning_input(|| units.code_points());
-                    }
-                }
-                _ => {}
             }
+            LaneKind::String => {
+                let value = self.string.as_ref().is_some_and(|s| s.value);
+                if !takes_plain(lane, units) {
+                    return Ok(FirstLook::Read { refused: true });
+                }
+                if n <= lane.room && !(value && each_width!(units, u => has_escapes(u))) {
+                    if value {
+                        self.host.planted("value sink")?;
+                    }
+                    if let Some(lane) = self.lane.as_mut() {
+                        lane.room -= n;
+                    }
+                    self.append_as_is(units);
+                    return Ok(FirstLook::StringPiece);
+                }
+                return Ok(FirstLook::Read { refused: false });
+            }
+            LaneKind::Gather => {
+                if !self.takes(lane, units) {
+                    return Ok(FirstLook::Read { refused: true });
+                }
+                if n <= lane.room {
+                    if let Some(lane) = self.lane.as_mut() {
+                        lane.room -= n;
+                    }
+                    let gathered = &mut self.gathered;
+                    each_width!(units, u => extend_points(gathered, u));
+                    return Ok(FirstLook::Gathered);
+                }
+                return Ok(FirstLook::Read { refused: false });
+            }
+            LaneKind::Reasoning if self.thought.is_none() => {
+                if !takes_plain(lane, units) {
+                    return Ok(FirstLook::Read { refused: true });
+                }
+                if n <= lane.room {
+                    self.host.planted("reasoning")?;
+                    if let Some(lane) = self.lane.as_mut() {
+                        lane.room -= n;
+                    }
+                    self.offset += n;
+                    return Ok(FirstLook::Reasoning);
+                }
+                return Ok(FirstLook::Read { refused: false });
+            }
+            _ => return Ok(FirstLook::Read { refused: false }),
         }
+        Ok(FirstLook::Read { refused: true })
+    }
+
+    /// A delta the first look left to read (`refused`: the armed lane's
+    /// first look refused it already): the lane's second look, then the full
+    /// path. Its events go to `out`.
+    pub fn read_delta(
+        &mut self,
+        units: Name<'_>,
+        refused: bool,
+        out: &mut H::Out<'_>,
+    ) -> Result<(), H::Error> {
         self.feed_units(units, refused, out)
     }
 
@@ -674,7 +720,7 @@ impl<H: Host> Engine<H> {
     /// begins with is ordinary text: the text lane takes it from there.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn at_line_start(&mut self, delta: Name<'_>, out: &mut H::Out<'_>) -> Took<H> {
-        self.host.planted(out, "line start")?;
+        self.host.planted("line start")?;
         let first = each_width!(delta, units => first_point(units));
         if !self.scanner.starts_ordinary_line(first) {
             return Ok(false);
@@ -792,7 +838,7 @@ impl<H: Host> Engine<H> {
     /// the reference's prefix lane reads it (false: the full path reads it).
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn after_held(&mut self, delta: Name<'_>, held: u8, out: &mut H::Out<'_>) -> Took<H> {
-        self.host.planted(out, "prefix")?;
+        self.host.planted("prefix")?;
         let Some(lane) = self.lane.as_ref() else {
             return Ok(false);
         };
@@ -829,7 +875,7 @@ impl<H: Host> Engine<H> {
     /// `_to_reasoning`: reasoning with nothing that may begin its closer.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn take_reasoning(&mut self, delta: Name<'_>, out: &mut H::Out<'_>) -> Result<(), H::Error> {
-        self.host.planted(out, "reasoning")?;
+        self.host.planted("reasoning")?;
         self.offset += delta.len() as i64;
         let points = || delta.code_points();
         if self.thought.is_some() {
@@ -872,7 +918,7 @@ impl<H: Host> Engine<H> {
     /// only lengthens it is gathered.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn lengthens_prefix(&mut self, delta: Name<'_>, out: &mut H::Out<'_>) -> Took<H> {
-        self.host.planted(out, "prefix")?;
+        self.host.planted("prefix")?;
         let start = self.prefix.len();
         each_width!(delta, units => extend_points(&mut self.prefix, units));
         let held = self
@@ -1002,7 +1048,7 @@ impl<H: Host> Engine<H> {
     /// string: its JSON into the arguments.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn take_string(&mut self, delta: Name<'_>, out: &mut H::Out<'_>) -> Result<(), H::Error> {
-        self.host.planted(out, "value sink")?;
+        self.host.planted("value sink")?;
         let escapes = each_width!(delta, units => has_escapes(units));
         if !escapes {
             return self.streamed_as_is(delta, Text::Input, out);
@@ -1025,7 +1071,7 @@ impl<H: Host> Engine<H> {
     /// reader must read it.
     #[inline(never)] // (off the lanes' hot path: see Engine::feed)
     fn string_piece(&mut self, delta: Name<'_>, out: &mut H::Out<'_>) -> Took<H> {
-        self.host.planted(out, "string piece")?;
+        self.host.planted("string piece")?;
         let value = self.string.as_ref().is_some_and(|s| s.value);
         let mut text = std::mem::take(&mut self.scratch);
         text.clear();

@@ -314,7 +314,7 @@ impl<H: Host> Engine<H> {
         after_lane: bool,
         out: &mut H::Out<'_>,
     ) -> Result<(), H::Error> {
-        self.host.planted(out, "read")?;
+        self.host.planted("read")?;
         // (one buffer: the held text, a pair's first half waiting, what the lane
         // gathered and kept, the delta: the reference joins the same strings)
         let mut text = std::mem::take(&mut self.buffer);
@@ -359,7 +359,7 @@ impl<H: Host> Engine<H> {
         }
         let high: Vec<u32> = self.high_surrogate.take().into_iter().collect();
         self.run(high, out, true)?;
-        self.host.planted(out, "close")?;
+        self.host.planted("close")?;
         self.end_of_stream(out)?;
         if self.thought.as_ref().is_some_and(|t| !t.is_empty()) && self.scanner.in_reasoning() {
             self.calls_in_thought(out)?;
