@@ -339,7 +339,7 @@ impl Host for PyHost {
         let py = out.py;
         let kwargs = PyDict::new(py);
         kwargs.set_item(intern!(py, "max_depth"), max_depth)?;
-        match converters(py)?.0.bind(py).call((text,), Some(&kwargs)) {
+        match parse_literal(py)?.bind(py).call((text,), Some(&kwargs)) {
             Ok(value) => Ok(Some(Ok(crate::pycoerce::to_core(&value)?))),
             Err(err) if err.is_instance_of::<PyValueError>(py) => {
                 let mut message = Vec::new();
@@ -554,19 +554,14 @@ pub fn arguments_of(py: Python<'_>, text: Option<Vec<u8>>) -> PyResult<Option<Py
     text.map(|text| loads(py, &text)).transpose()
 }
 
-/// `(parse_literal, fragment_value)`.
-fn converters(py: Python<'_>) -> PyResult<&(PyObject, PyObject)> {
-    static CONVERTERS: pyo3::sync::GILOnceCell<(PyObject, PyObject)> =
-        pyo3::sync::GILOnceCell::new();
-    CONVERTERS.get_or_try_init(py, || {
-        Ok((
-            py.import("toolparse.readers.pyliteral")?
-                .getattr("parse_literal")?
-                .unbind(),
-            py.import("toolparse.readers.xml_tree")?
-                .getattr("fragment_value")?
-                .unbind(),
-        ))
+/// Python's `parse_literal` (the reader of the literals the core declines).
+fn parse_literal(py: Python<'_>) -> PyResult<&PyObject> {
+    static PARSE_LITERAL: pyo3::sync::GILOnceCell<PyObject> = pyo3::sync::GILOnceCell::new();
+    PARSE_LITERAL.get_or_try_init(py, || {
+        Ok(py
+            .import("toolparse.readers.pyliteral")?
+            .getattr("parse_literal")?
+            .unbind())
     })
 }
 

@@ -1,6 +1,6 @@
 //! The golden streams (`tests/golden/*.json`, recorded from the Python
 //! reference by `tools/golden.py`), replayed on the Rust [`Parser`]: whole,
-//! in three-character deltas and one character at a time, each run's events
+//! in seven- and three-character deltas and one character at a time, each run's events
 //! merged (adjacent text, reasoning and argument deltas joined, as the
 //! recording merged them) must equal the recording's. Ids are left out (the
 //! recording's are random).
@@ -149,6 +149,7 @@ fn every_golden_stream_replays_in_any_chunking() {
             let expected = stream["events"].as_array().expect("events").clone();
             for (how, pieces) in [
                 ("whole", vec![input.to_owned()]),
+                ("by seven", chunks(input, 7)),
                 ("by three", chunks(input, 3)),
                 ("by one", chunks(input, 1)),
             ] {
@@ -168,7 +169,7 @@ fn every_golden_stream_replays_in_any_chunking() {
         failures.is_empty(),
         "{} of {} replays differ:\n{}",
         failures.len(),
-        streams * 3,
+        streams * 4,
         failures[..failures.len().min(8)].join("\n")
     );
 }
