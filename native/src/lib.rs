@@ -1,12 +1,15 @@
-//! toolparse's native core, `toolparse._native`.
+//! toolparse's native core, `toolparse._native`: `toolparse-core`'s engine,
+//! driven from Python.
 //!
-//! The Python engine (`toolparse.engine`) is the reference; this crate runs
-//! parts of the same engine natively, behind the same Python interface, and
-//! the test suite runs both and compares them event for event. It never
-//! names a model or a grammar: what it runs comes from the compiled tables.
-//!
-//! What is native today: the per-delta path (`Shell.feed`), with the engine's
-//! lanes (`Lane`, decided by [`scan`]) and the events they build.
+//! The engine lives in the core crate, generic over its host. This crate is
+//! the Python host (`ctx::PyHost`: ids from a seed or a caller's factory,
+//! pydantic checks, the literals the core's reader declines, the shadow read
+//! of unclosed reasoning), the sink that builds the `toolparse.events`
+//! objects (`pysink::Out`), and the boundary (`pyengine::Core`), with the
+//! Python faces of the core's parts that the differential tests use. The
+//! Python engine (`toolparse.engine`) is the reference; the test suite runs
+//! both and compares them event for event. Nothing here names a model or a
+//! grammar: what runs comes from the compiled tables.
 
 // Every `unsafe` in this crate says why it is sound (`// SAFETY:` above the
 // block, `# Safety` on an `unsafe fn`), and each unsafe operation inside an
