@@ -169,7 +169,23 @@ pub struct View<'a, H: Host> {
     properties: OnceCell<PropertyNames>,
 }
 
-impl<H: Host> Env<'_, '_, H> {
+impl<'o, H: Host> Env<'_, 'o, H> {
+    /// The calls' host for a call (`call`: its announcement, once started)
+    /// converting its members as `convert` says.
+    pub fn calls<'b>(
+        &'b mut self,
+        call: &'b mut Option<H::Call>,
+        convert: Convert,
+    ) -> CallEnv<'b, 'o, H> {
+        CallEnv {
+            host: &mut *self.host,
+            ctx: &mut *self.ctx,
+            out: &mut *self.out,
+            call,
+            convert,
+        }
+    }
+
     /// The stream's `max_depth`.
     pub fn ctx_max_depth(&self) -> usize {
         self.ctx.max_depth
@@ -630,13 +646,7 @@ impl<H: Host> Machine<H> {
         let Some(slot) = self.slot.as_mut() else {
             return Ok(None);
         };
-        let mut host = CallEnv {
-            host: &mut *env.host,
-            ctx: &mut *env.ctx,
-            out: &mut *env.out,
-            call: &mut slot.ids,
-            convert: slot.convert,
-        };
+        let mut host = env.calls(&mut slot.ids, slot.convert);
         f(&mut slot.call, &mut host).map(Some)
     }
 
@@ -773,13 +783,7 @@ impl<H: Host> Machine<H> {
                 ..
             }) => {
                 let mut ids = None;
-                let mut host = CallEnv {
-                    host: &mut *env.host,
-                    ctx: &mut *env.ctx,
-                    out: &mut *env.out,
-                    call: &mut ids,
-                    convert: Convert::Text,
-                };
+                let mut host = env.calls(&mut ids, Convert::Text);
                 call.sole_string_property(&mut host)?
             }
             _ => {
@@ -814,7 +818,7 @@ impl<H: Host> Machine<H> {
             Convert::Text
         };
         let name = wide_of_points(&self.name);
-        let ctx = &mut *env.ctx;
+        let ctx = &*env.ctx;
         let root = if ctx.coerce {
             ctx.schema_of(&name).cloned()
         } else {
@@ -822,13 +826,7 @@ impl<H: Host> Machine<H> {
         };
         let schemaless = ctx.tools.is_none() && ctx.coerce;
         let mut ids = None;
-        let mut host = CallEnv {
-            host: &mut *env.host,
-            ctx,
-            out: &mut *env.out,
-            call: &mut ids,
-            convert,
-        };
+        let mut host = env.calls(&mut ids, convert);
         let call = MemberCall::new(&mut host, name, root, schemaless, self.block.literal)?;
         let serial = self.next_serial();
         self.slot = Some(CallSlot {
@@ -1059,13 +1057,7 @@ fn call_outcome<H: Host>(
     slot: &mut CallSlot<H>,
     end: Option<i64>,
 ) -> Result<Outcome<H>, H::Error> {
-    let mut host = CallEnv {
-        host: &mut *env.host,
-        ctx: &mut *env.ctx,
-        out: &mut *env.out,
-        call: &mut slot.ids,
-        convert: slot.convert,
-    };
+    let mut host = env.calls(&mut slot.ids, slot.convert);
     let (ending, issues) = match &mut slot.call {
         Call::Member(c) => {
             let ending = c.outcome(&mut host)?;

@@ -13,7 +13,6 @@
 //! given ends: where they cannot decide yet they stop ([`Machine::wait`]) and
 //! are given the same characters again with the next delta.
 
-use crate::call_env::CallEnv;
 use crate::engine::machine::{At, Env, Machine, View};
 use crate::grammar::{Step, TO_STAY};
 use crate::host::{Bug, Host};
@@ -797,13 +796,7 @@ fn read_json_args<H: Host>(
         let mut ids = None;
         let max_depth = env.ctx_max_depth();
         let call = {
-            let mut host = CallEnv {
-                host: &mut *env.host,
-                ctx: &mut *env.ctx,
-                out: &mut *env.out,
-                call: &mut ids,
-                convert: Convert::Text,
-            };
+            let mut host = env.calls(&mut ids, Convert::Text);
             crate::calls_json::JsonCall::json_args(&mut host, max_depth, wide_name)?
         };
         let serial = machine.next_serial();
